@@ -1,0 +1,162 @@
+"""`BertConfig`: the model hyper-parameters, compatible with `bert_config.json`.
+
+The original release describes a model with a small JSON file. `BertConfig`
+reads and writes exactly that file, keeps keys it does not know (released
+files carry extras such as `pooler_fc_size` or `directionality`) so a
+round trip loses nothing, and adds the named sizes of the paper and of the
+compact-models release (Tiny..Large).
+"""
+
+import copy
+import dataclasses
+import json
+import os
+
+# Activations the encoder understands. "gelu" is the original's tanh
+# approximation; "gelu_exact" is the erf form that HuggingFace calls "gelu".
+SUPPORTED_ACTIVATIONS = ("gelu", "gelu_exact", "relu", "tanh", "swish")
+
+# HuggingFace `hidden_act` spelling -> ours (same function, other name).
+_HF_ACTIVATIONS = {
+    "gelu": "gelu_exact",
+    "gelu_python": "gelu_exact",
+    "gelu_new": "gelu",
+    "gelu_pytorch_tanh": "gelu",
+    "relu": "relu",
+    "tanh": "tanh",
+    "swish": "swish",
+    "silu": "swish",
+}
+
+# (num_hidden_layers, hidden_size, num_attention_heads); intermediate is 4H.
+NAMED_SIZES = {
+    "tiny": (2, 128, 2),
+    "mini": (4, 256, 4),
+    "small": (4, 512, 8),
+    "medium": (8, 512, 8),
+    "base": (12, 768, 12),
+    "large": (24, 1024, 16),
+}
+
+
+class ConfigError(ValueError):
+    """A `bert_config.json` (or a named size) that cannot describe a model."""
+
+
+@dataclasses.dataclass
+class BertConfig:
+    """Hyper-parameters of a BERT encoder, as in the original `bert_config.json`.
+
+    Field names, meanings and code defaults are the original's. Unknown keys
+    read from a file are kept in `extra` and written back unchanged.
+
+    Example:
+
+    >>> config = BertConfig.named("tiny", vocab_size=30522)
+    >>> (config.num_hidden_layers, config.hidden_size, config.intermediate_size)
+    (2, 128, 512)
+    >>> BertConfig.from_dict(config.to_dict()) == config
+    True
+    """
+
+    vocab_size: int
+    hidden_size: int = 768
+    num_hidden_layers: int = 12
+    num_attention_heads: int = 12
+    intermediate_size: int = 3072
+    hidden_act: str = "gelu"
+    hidden_dropout_prob: float = 0.1
+    attention_probs_dropout_prob: float = 0.1
+    max_position_embeddings: int = 512
+    type_vocab_size: int = 16
+    initializer_range: float = 0.02
+    extra: dict = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self):
+        self.validate()
+
+    def validate(self):
+        """Raises `ConfigError` if the fields cannot describe a model."""
+        for name in ("vocab_size", "hidden_size", "num_hidden_layers",
+                     "num_attention_heads", "intermediate_size",
+                     "max_position_embeddings", "type_vocab_size"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ConfigError(f"{name} must be a positive integer, got {value!r}")
+        if self.hidden_size % self.num_attention_heads:
+            raise ConfigError(
+                f"hidden_size {self.hidden_size} is not a multiple of "
+                f"num_attention_heads {self.num_attention_heads}")
+        if self.hidden_act not in SUPPORTED_ACTIVATIONS:
+            raise ConfigError(f"hidden_act {self.hidden_act!r} is not one of "
+                              f"{', '.join(SUPPORTED_ACTIVATIONS)}")
+        for name in ("hidden_dropout_prob", "attention_probs_dropout_prob", "initializer_range"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or not 0.0 <= value < 1.0:
+                raise ConfigError(f"{name} must be a number in [0, 1), got {value!r}")
+
+    @property
+    def head_size(self):
+        return self.hidden_size // self.num_attention_heads
+
+    @classmethod
+    def named(cls, size, vocab_size=30522, **overrides):
+        """The paper's / compact release's named sizes: tiny, mini, small, medium, base, large."""
+        if size not in NAMED_SIZES:
+            raise ConfigError(f"unknown model size {size!r}; choose one of {', '.join(NAMED_SIZES)}")
+        layers, hidden, heads = NAMED_SIZES[size]
+        fields = dict(vocab_size=vocab_size, hidden_size=hidden, num_hidden_layers=layers,
+                      num_attention_heads=heads, intermediate_size=4 * hidden, type_vocab_size=2)
+        fields.update(overrides)
+        return cls(**fields)
+
+    @classmethod
+    def from_dict(cls, values, source="BertConfig"):
+        """Builds a config from a dict; unknown keys go to `extra`; errors name `source`."""
+        known = {f.name for f in dataclasses.fields(cls)} - {"extra"}
+        if "vocab_size" not in values:
+            raise ConfigError(f"{source}: missing required key 'vocab_size'")
+        kwargs = {k: v for k, v in values.items() if k in known}
+        extra = copy.deepcopy({k: v for k, v in values.items() if k not in known})
+        try:
+            return cls(**kwargs, extra=extra)
+        except ConfigError as e:
+            raise ConfigError(f"{source}: {e}") from None
+
+    @classmethod
+    def from_json_file(cls, path):
+        """Reads an original `bert_config.json`; errors name the file."""
+        if not os.path.isfile(path):
+            raise ConfigError(f"{path}: config file not found")
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        try:
+            values = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ConfigError(f"{path}: not valid JSON ({e})") from e
+        if not isinstance(values, dict):
+            raise ConfigError(f"{path}: expected a JSON object, got {type(values).__name__}")
+        return cls.from_dict(values, source=path)
+
+    @classmethod
+    def from_hf_dict(cls, values, source="HuggingFace config"):
+        """Reads a HuggingFace `config.json` of a BertModel (activation names translated)."""
+        values = dict(values)
+        act = values.get("hidden_act", "gelu")
+        if act not in _HF_ACTIVATIONS:
+            raise ConfigError(f"{source}: unsupported hidden_act {act!r}")
+        values["hidden_act"] = _HF_ACTIVATIONS[act]
+        return cls.from_dict(values, source)
+
+    def to_dict(self):
+        values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                  if f.name != "extra"}
+        values.update(copy.deepcopy(self.extra))
+        return values
+
+    def to_json_string(self):
+        return json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n"
+
+    def to_json_file(self, path):
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.to_json_string())

@@ -1,0 +1,35 @@
+"""Shared fixtures: paths to the real data in ../shared/data and tiny configs."""
+
+import os
+import pathlib
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+SHARED_DATA = pathlib.Path(os.environ.get("BERT_TF_SHARED_DATA", REPO.parent / "shared" / "data"))
+
+
+def shared_path(*parts):
+    """Path of a file under ../shared/data; fails loudly (never skips) if absent."""
+    path = SHARED_DATA.joinpath(*parts)
+    if not path.exists():
+        pytest.fail(f"missing shared test data {path} (set BERT_TF_SHARED_DATA)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def uncased_vocab_file():
+    return str(shared_path("vocab", "bert-base-uncased-vocab.txt"))
+
+
+@pytest.fixture(scope="session")
+def minilm_dir():
+    return shared_path("models", "all-MiniLM-L6-v2")
+
+
+@pytest.fixture
+def tiny_config():
+    from bert_tf.config import BertConfig
+    return BertConfig(vocab_size=99, hidden_size=32, num_hidden_layers=2,
+                      num_attention_heads=4, intermediate_size=37,
+                      max_position_embeddings=64, type_vocab_size=2)
