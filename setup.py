@@ -9,7 +9,7 @@ HERE = pathlib.Path(__file__).parent
 
 def _requirements(name):
     lines = (HERE / name).read_text().splitlines()
-    return [l.strip() for l in lines if l.strip() and not l.startswith(("#", "-r"))]
+    return [l.strip() for l in lines if l.strip() and not l.startswith(("#", "-"))]
 
 
 setuptools.setup(
