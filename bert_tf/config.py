@@ -146,6 +146,13 @@ class BertConfig:
         if act not in _HF_ACTIVATIONS:
             raise ConfigError(f"{source}: unsupported hidden_act {act!r}")
         values["hidden_act"] = _HF_ACTIVATIONS[act]
+        # Settings our encoder fixes: refuse rather than compute something else.
+        if values.get("layer_norm_eps", 1e-12) != 1e-12:
+            raise ConfigError(f"{source}: layer_norm_eps {values['layer_norm_eps']} "
+                              "is not BERT's 1e-12")
+        if values.get("position_embedding_type", "absolute") != "absolute":
+            raise ConfigError(f"{source}: position_embedding_type "
+                              f"{values['position_embedding_type']!r} is not 'absolute'")
         return cls.from_dict(values, source)
 
     def to_dict(self):

@@ -1,20 +1,8 @@
 """Shared fixtures: paths to the real data in ../shared/data and tiny configs."""
 
-import os
-import pathlib
-
 import pytest
 
-REPO = pathlib.Path(__file__).resolve().parent.parent
-SHARED_DATA = pathlib.Path(os.environ.get("BERT_TF_SHARED_DATA", REPO.parent / "shared" / "data"))
-
-
-def shared_path(*parts):
-    """Path of a file under ../shared/data; fails loudly (never skips) if absent."""
-    path = SHARED_DATA.joinpath(*parts)
-    if not path.exists():
-        pytest.fail(f"missing shared test data {path} (set BERT_TF_SHARED_DATA)")
-    return path
+from tests_shared import shared_path
 
 
 @pytest.fixture(scope="session")

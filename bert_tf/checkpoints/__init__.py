@@ -1,1 +1,19 @@
-"""bert_tf.checkpoints."""
+"""Checkpoint formats: the original TF1 release's and HuggingFace safetensors."""
+
+from bert_tf.checkpoints.huggingface import hf_name, load_hf_safetensors
+from bert_tf.checkpoints.name_map import WeightRef, tf1_variable_map
+from bert_tf.checkpoints.restore import config_beside, is_huggingface, restore
+from bert_tf.checkpoints.tf1 import (
+    CHECKPOINT_BASENAME,
+    CheckpointError,
+    LoadReport,
+    export_original,
+    load_tf1_checkpoint,
+    save_tf1_checkpoint,
+)
+
+__all__ = [
+    "CHECKPOINT_BASENAME", "CheckpointError", "LoadReport", "WeightRef", "config_beside",
+    "export_original", "hf_name", "is_huggingface", "load_hf_safetensors",
+    "load_tf1_checkpoint", "restore", "save_tf1_checkpoint", "tf1_variable_map",
+]

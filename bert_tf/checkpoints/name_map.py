@@ -1,0 +1,129 @@
+"""Which of our Keras variables is which variable of the original checkpoint.
+
+The original TF1 release names every tensor (`bert/encoder/layer_3/...`,
+`cls/predictions/...`, see REFERENCE.md section 1). `tf1_variable_map`
+walks a Keras model, finds our encoder and heads in it, and returns for each
+original name the variable that holds that tensor and whether the original
+stores it transposed (`output_weights` are `[out, in]`; Keras kernels are
+`[in, out]`). Readers and writers of every format build on this one map.
+"""
+
+import dataclasses
+
+import keras
+
+from bert_tf.modeling.encoder import BertEncoder
+from bert_tf.modeling.heads import ClassificationHead, NextSentenceHead, SpanHead
+from bert_tf.modeling.masked_lm_head import MaskedLMHead
+
+
+@dataclasses.dataclass(frozen=True)
+class WeightRef:
+    """A Keras variable and how the original stores it.
+
+    Attributes:
+        variable: the `keras.Variable`.
+        transposed: the original tensor is the transpose of the variable.
+        is_kernel: the variable is a dense kernel (`[in, out]`); formats
+            with `[out, in]` linear weights (HuggingFace) transpose it.
+    """
+
+    variable: keras.Variable
+    transposed: bool = False
+    is_kernel: bool = False
+
+    @property
+    def original_shape(self):
+        shape = tuple(self.variable.shape)
+        return shape[::-1] if self.transposed else shape
+
+
+def _dense(prefix, dense, kernel_name="kernel", bias_name="bias", transposed=False):
+    return {
+        f"{prefix}{kernel_name}": WeightRef(dense.kernel, transposed, is_kernel=True),
+        f"{prefix}{bias_name}": WeightRef(dense.bias),
+    }
+
+
+def _layer_norm(prefix, layer_norm):
+    return {f"{prefix}gamma": WeightRef(layer_norm.gamma),
+            f"{prefix}beta": WeightRef(layer_norm.beta)}
+
+
+def _encoder(encoder):
+    embeddings = encoder.embeddings
+    names = {
+        "bert/embeddings/word_embeddings": WeightRef(embeddings.word_embeddings.embeddings),
+        "bert/embeddings/token_type_embeddings":
+            WeightRef(embeddings.token_type_embeddings.embeddings),
+        "bert/embeddings/position_embeddings":
+            WeightRef(embeddings.position_embeddings.embeddings),
+        **_layer_norm("bert/embeddings/LayerNorm/", embeddings.layer_norm),
+        **_dense("bert/pooler/dense/", encoder.pooler),
+    }
+    for i, block in enumerate(encoder.blocks):
+        prefix = f"bert/encoder/layer_{i}/"
+        for part in ("query", "key", "value"):
+            names.update(_dense(f"{prefix}attention/self/{part}/",
+                                getattr(block.attention, part)))
+        names.update(_dense(f"{prefix}attention/output/dense/", block.attention_output))
+        names.update(_layer_norm(f"{prefix}attention/output/LayerNorm/",
+                                 block.attention_layer_norm))
+        names.update(_dense(f"{prefix}intermediate/dense/", block.intermediate))
+        names.update(_dense(f"{prefix}output/dense/", block.output_dense))
+        names.update(_layer_norm(f"{prefix}output/LayerNorm/", block.output_layer_norm))
+    return names
+
+
+def _masked_lm(head):
+    return {
+        **_dense("cls/predictions/transform/dense/", head.transform),
+        **_layer_norm("cls/predictions/transform/LayerNorm/", head.layer_norm),
+        "cls/predictions/output_bias": WeightRef(head.output_bias),
+    }
+
+
+def _transposed_dense(prefix):
+    def names(head):
+        return _dense(prefix, head.dense, "output_weights", "output_bias", transposed=True)
+    return names
+
+
+_COMPONENTS = (
+    (BertEncoder, _encoder),
+    (MaskedLMHead, _masked_lm),
+    (NextSentenceHead, _transposed_dense("cls/seq_relationship/")),
+    (ClassificationHead, _transposed_dense("")),
+    (SpanHead, _transposed_dense("cls/squad/")),
+)
+
+
+def tf1_variable_map(model):
+    """Maps original checkpoint names to `WeightRef`s for every part of `model`.
+
+    `model` may be a `BertEncoder`, one of our heads, or any Keras model or
+    layer containing them (built). At most one of each kind may be present.
+
+    Raises:
+        ValueError: if `model` has no known part, an unbuilt part, or two
+            parts of one kind.
+    """
+    names, seen = {}, set()
+    for layer in model._flatten_layers(include_self=True, recursive=True):
+        for kind, component_names in _COMPONENTS:
+            if isinstance(layer, kind):
+                if kind in seen:
+                    raise ValueError(f"{model.name}: more than one {kind.__name__}; "
+                                     "the original checkpoint layout has one of each")
+                if not layer.built:
+                    raise ValueError(f"{layer.name} is not built; call the model once first")
+                seen.add(kind)
+                names.update(component_names(layer))
+    if not names:
+        raise ValueError(f"{model.name} contains no BERT encoder or head")
+    return names
+
+
+def encoder_names(names):
+    """The subset of names that belong to the encoder (`bert/...`)."""
+    return {name for name in names if name.startswith("bert/")}

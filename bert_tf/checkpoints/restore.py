@@ -1,0 +1,50 @@
+"""One entry point that restores weights from any checkpoint format we read.
+
+`--init_checkpoint` in every runner may name an original TF1 checkpoint
+(prefix, `.index` or release folder), one of our training checkpoints, or a
+HuggingFace safetensors file or folder; `restore` tells them apart.
+"""
+
+import json
+import os
+
+from bert_tf.checkpoints.huggingface import SAFETENSORS_NAME, load_hf_safetensors
+from bert_tf.checkpoints.tf1 import CheckpointError, load_tf1_checkpoint
+from bert_tf.config import BertConfig
+
+
+def is_huggingface(path):
+    """True for a `.safetensors` file or a folder with `model.safetensors` (or only a .bin)."""
+    if os.path.isdir(path):
+        return any(os.path.exists(os.path.join(path, name))
+                   for name in (SAFETENSORS_NAME, "pytorch_model.bin"))
+    return path.endswith(".safetensors")
+
+
+def restore(model, path):
+    """Loads weights into `model` from `path`, whichever format it is in.
+
+    Returns:
+        The `LoadReport` of the format's loader.
+    """
+    if is_huggingface(path):
+        return load_hf_safetensors(model, path)
+    return load_tf1_checkpoint(model, path)
+
+
+def config_beside(path):
+    """The `BertConfig` stored beside a checkpoint (`bert_config.json` or HF `config.json`).
+
+    Raises:
+        CheckpointError: if the checkpoint's folder has neither file.
+    """
+    folder = path if os.path.isdir(path) else os.path.dirname(path)
+    original = os.path.join(folder, "bert_config.json")
+    if os.path.exists(original):
+        return BertConfig.from_json_file(original)
+    huggingface = os.path.join(folder, "config.json")
+    if os.path.exists(huggingface):
+        with open(huggingface, encoding="utf-8") as f:
+            return BertConfig.from_hf_dict(json.load(f), source=huggingface)
+    raise CheckpointError(f"{folder}: neither bert_config.json nor config.json found; "
+                          "pass --bert_config_file")

@@ -1,0 +1,165 @@
+"""Read and write checkpoints in the original TF1 release's format.
+
+A released model is a folder with `bert_model.ckpt.{index,data-*}`,
+`bert_config.json` and `vocab.txt`; the checkpoint is a name-keyed V2
+checkpoint with the variable names of REFERENCE.md section 1. We read it
+with `tf.train.load_checkpoint` and write it with `tf.raw_ops.SaveV2`
+(eager, no graph mode), so the original code, HuggingFace's TF1 reader and
+our own loader all read what we write.
+"""
+
+import dataclasses
+import os
+import shutil
+
+import numpy as np
+import tensorflow as tf
+from absl import logging
+
+from bert_tf.checkpoints.name_map import encoder_names, tf1_variable_map
+
+CHECKPOINT_BASENAME = "bert_model.ckpt"
+# Optimizer slots and counters of the original's training runs: never model weights.
+_TRAINING_SUFFIXES = ("/adam_m", "/adam_v")
+_TRAINING_NAMES = ("global_step",)
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that does not fit the model it is loaded into."""
+
+
+@dataclasses.dataclass
+class LoadReport:
+    """What a load did: names restored, model names left as initialised, file names unused."""
+
+    restored: list
+    not_in_checkpoint: list
+    unused: list
+
+
+def resolve_checkpoint_prefix(path):
+    """Returns the checkpoint prefix for a prefix, a `.index` file or a folder."""
+    if path.endswith(".index"):
+        path = path[: -len(".index")]
+    if os.path.isdir(path):
+        candidate = os.path.join(path, CHECKPOINT_BASENAME)
+        if os.path.exists(candidate + ".index"):
+            return candidate
+        latest = tf.train.latest_checkpoint(path)
+        if latest:
+            return latest
+        raise CheckpointError(f"{path}: folder holds no {CHECKPOINT_BASENAME}.index "
+                              "nor a TensorFlow 'checkpoint' state file")
+    if not os.path.exists(path + ".index"):
+        raise CheckpointError(f"{path}: no checkpoint found ({path}.index does not exist)")
+    return path
+
+
+def _is_training_state(name):
+    return name in _TRAINING_NAMES or name.endswith(_TRAINING_SUFFIXES)
+
+
+def check_compatible(refs, shapes, source):
+    """Raises one `CheckpointError` listing every shape mismatch and missing encoder name.
+
+    Args:
+        refs: our `{original name: WeightRef}`.
+        shapes: the file's `{original name: shape}`.
+        source: the file, named in the message.
+    """
+    problems = []
+    for name, ref in sorted(refs.items()):
+        if name in shapes and tuple(shapes[name]) != ref.original_shape:
+            problems.append(f"  {name}: checkpoint {tuple(shapes[name])}, "
+                            f"model {ref.original_shape}")
+    missing = sorted(encoder_names(refs) - set(shapes))
+    problems += [f"  {name}: missing from the checkpoint" for name in missing]
+    if problems:
+        hint = ""
+        word = "bert/embeddings/word_embeddings"
+        if word in shapes and word in refs and shapes[word][0] != refs[word].original_shape[0]:
+            hint = (f" (vocab_size: checkpoint {shapes[word][0]}, "
+                    f"model {refs[word].original_shape[0]}; is this the right bert_config.json?)")
+        raise CheckpointError(f"{source}: checkpoint does not fit the model{hint}:\n"
+                              + "\n".join(problems))
+
+
+def assign_weights(refs, read_tensor, names):
+    """Assigns `read_tensor(name)` (original layout) to each named variable."""
+    for name in names:
+        value = np.asarray(read_tensor(name))
+        ref = refs[name]
+        ref.variable.assign(value.T if ref.transposed else value)
+
+
+def load_tf1_checkpoint(model, path):
+    """Restores every variable of `model` that the original checkpoint at `path` holds.
+
+    Encoder variables must all be present with the right shapes; head
+    variables absent from the file (a new task's classifier, say) keep their
+    initial values. What was restored, left alone and unused is logged and
+    returned.
+
+    Args:
+        model: a built Keras model or layer containing our encoder and/or heads.
+        path: checkpoint prefix (`.../bert_model.ckpt`), its `.index`, or a folder.
+
+    Returns:
+        A `LoadReport`.
+
+    Raises:
+        CheckpointError: naming the file and every offending variable.
+    """
+    prefix = resolve_checkpoint_prefix(path)
+    reader = tf.train.load_checkpoint(prefix)
+    shapes = reader.get_variable_to_shape_map()
+    refs = tf1_variable_map(model)
+    check_compatible(refs, shapes, prefix)
+    restored = sorted(set(refs) & set(shapes))
+    assign_weights(refs, reader.get_tensor, restored)
+    report = LoadReport(
+        restored=restored,
+        not_in_checkpoint=sorted(set(refs) - set(shapes)),
+        unused=sorted(n for n in set(shapes) - set(refs) if not _is_training_state(n)))
+    logging.info("%s: restored %d variables", prefix, len(report.restored))
+    for name in report.not_in_checkpoint:
+        logging.info("not in checkpoint, newly initialised: %s", name)
+    for name in report.unused:
+        logging.info("unused checkpoint variable: %s", name)
+    return report
+
+
+def save_tf1_checkpoint(model, prefix):
+    """Writes `model`'s variables under their original names at `prefix`.
+
+    The files appear under their final names only once complete, so an
+    interrupted save never leaves a half-written checkpoint in their place.
+
+    Returns:
+        The prefix written.
+    """
+    refs = tf1_variable_map(model)
+    names = sorted(refs)
+    tensors = []
+    for name in names:
+        value = refs[name].variable.numpy()
+        tensors.append(value.T if refs[name].transposed else value)
+    directory = os.path.dirname(os.path.abspath(prefix))
+    os.makedirs(directory, exist_ok=True)
+    temp = f"{prefix}.tmp-{os.getpid()}"
+    tf.raw_ops.SaveV2(prefix=temp, tensor_names=names, shape_and_slices=[""] * len(names),
+                      tensors=tensors)
+    for suffix in (".data-00000-of-00001", ".index"):  # index last: it makes it visible
+        os.replace(temp + suffix, prefix + suffix)
+    return prefix
+
+
+def export_original(model, config, vocab_file, output_dir):
+    """Writes a release-style folder: bert_model.ckpt.*, bert_config.json, vocab.txt."""
+    os.makedirs(output_dir, exist_ok=True)
+    save_tf1_checkpoint(model, os.path.join(output_dir, CHECKPOINT_BASENAME))
+    config.to_json_file(os.path.join(output_dir, "bert_config.json"))
+    target = os.path.join(output_dir, "vocab.txt")
+    if os.path.abspath(vocab_file) != os.path.abspath(target):
+        shutil.copyfile(vocab_file, target)
+    return output_dir

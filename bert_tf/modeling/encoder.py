@@ -1,0 +1,122 @@
+"""`BertEncoder`: the BERT network as a Keras functional model."""
+
+import keras
+from keras import ops
+
+from bert_tf.config import BertConfig
+from bert_tf.modeling.embeddings import BertEmbeddings
+from bert_tf.modeling.transformer_block import TransformerBlock
+
+# The original adds this to the attention scores of masked keys.
+MASK_BIAS = -10000.0
+
+INPUT_NAMES = ("input_ids", "input_mask", "segment_ids")
+
+
+@keras.saving.register_keras_serializable(package="bert_tf")
+class AttentionBias(keras.layers.Layer):
+    """Additive attention bias: -10000 on padded keys (and on later keys if causal).
+
+    Maps an `input_mask` `[B, T]` to `[B, 1, 1, T]`, or `[B, 1, T, T]` when
+    `causal`, in float32; every transformer block adds it to its scores.
+    """
+
+    def __init__(self, causal=False, **kwargs):
+        super().__init__(**kwargs)
+        self.causal = causal
+
+    def call(self, input_mask):
+        bias = (1.0 - ops.cast(input_mask, "float32")) * MASK_BIAS
+        bias = bias[:, None, None, :]
+        if self.causal:
+            length = ops.shape(input_mask)[1]
+            later = ops.triu(ops.ones((length, length), "float32"), k=1)
+            bias = bias + later[None, None, :, :] * MASK_BIAS
+        return bias
+
+    def get_config(self):
+        return {**super().get_config(), "causal": self.causal}
+
+
+@keras.saving.register_keras_serializable(package="bert_tf")
+class BertEncoder(keras.Model):
+    """The BERT encoder: embeddings, post-LN transformer blocks and the pooler.
+
+    Inputs are a dict of int32 `[batch, seq]` tensors named as in the original:
+    `input_ids`, `input_mask` (1 for real tokens) and `segment_ids`. Outputs
+    are a dict:
+
+    * `sequence_output`: `[B, T, H]`, the last block's output;
+    * `pooled_output`: `[B, H]`, tanh(dense(first token's vector));
+    * `encoder_outputs`: list of every block's `[B, T, H]` output, first to
+      last, so per-layer features (e.g. the last four concatenated) are slices;
+    * `embedding_output`: `[B, T, H]`, the embedding layer's output.
+
+    Dropout is active only when called with `training=True`. `causal=True`
+    masks attention to later positions (the paper's left-to-right ablation).
+
+    Args:
+        config: a `BertConfig`.
+        causal: left-to-right attention instead of bidirectional.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from bert_tf.config import BertConfig
+    >>> encoder = BertEncoder(BertConfig.named("tiny", vocab_size=100))
+    >>> ids = np.array([[2, 7, 3, 0]], "int32")
+    >>> outputs = encoder({"input_ids": ids, "input_mask": np.int32(ids > 0),
+    ...                    "segment_ids": np.zeros_like(ids)})
+    >>> outputs["pooled_output"].shape, len(outputs["encoder_outputs"])
+    ((1, 128), 2)
+    """
+
+    def __init__(self, config, causal=False, **kwargs):
+        if isinstance(config, dict):
+            config = BertConfig.from_dict(config)
+        inputs = {name: keras.Input(shape=(None,), dtype="int32", name=name)
+                  for name in INPUT_NAMES}
+        embeddings = BertEmbeddings(
+            config.vocab_size, config.hidden_size, config.max_position_embeddings,
+            config.type_vocab_size, config.hidden_dropout_prob, config.initializer_range,
+            name="embeddings")
+        blocks = [
+            TransformerBlock(config.num_attention_heads, config.intermediate_size,
+                             config.hidden_act, config.hidden_dropout_prob,
+                             config.attention_probs_dropout_prob, config.initializer_range,
+                             name=f"layer_{i}")
+            for i in range(config.num_hidden_layers)
+        ]
+        pooler = keras.layers.Dense(
+            config.hidden_size, activation="tanh", name="pooler",
+            kernel_initializer=keras.initializers.TruncatedNormal(
+                stddev=config.initializer_range))
+
+        embedding_output = embeddings(inputs["input_ids"], inputs["segment_ids"])
+        bias = AttentionBias(causal, dtype="float32", name="attention_bias")(inputs["input_mask"])
+        hidden = embedding_output
+        encoder_outputs = []
+        for block in blocks:
+            hidden = block(hidden, bias)
+            encoder_outputs.append(hidden)
+        pooled_output = pooler(hidden[:, 0, :])
+        outputs = {
+            "sequence_output": hidden,
+            "pooled_output": pooled_output,
+            "encoder_outputs": encoder_outputs,
+            "embedding_output": embedding_output,
+        }
+        kwargs.setdefault("name", "bert_encoder")
+        super().__init__(inputs=inputs, outputs=outputs, **kwargs)
+        self.config = config
+        self.causal = causal
+        self.embeddings = embeddings
+        self.blocks = blocks
+        self.pooler = pooler
+
+    def get_config(self):
+        return {"config": self.config.to_dict(), "causal": self.causal, "name": self.name}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)

@@ -1,0 +1,65 @@
+"""The masked-language-model head, with the decoder tied to the word embeddings."""
+
+import keras
+from keras import ops
+
+from bert_tf.modeling.activations import get_activation
+
+
+@keras.saving.register_keras_serializable(package="bert_tf")
+class MaskedLMHead(keras.layers.Layer):
+    """Predicts the vocabulary id at each masked position.
+
+    As in the original (`cls/predictions/*`): gather the hidden states at the
+    masked positions, apply dense(H, hidden_act) and LayerNorm (epsilon
+    1e-12), multiply by the transposed word-embedding table (tied decoder)
+    and add a per-token output bias. Logits are returned in float32.
+
+    Args:
+        word_embeddings: the encoder's word `keras.layers.Embedding`; its
+            table is the decoder (not a copy: training updates both).
+        hidden_act: activation name of the transform layer.
+        initializer_range: stddev of the truncated-normal initializer.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from bert_tf.config import BertConfig
+    >>> from bert_tf.modeling.encoder import BertEncoder
+    >>> encoder = BertEncoder(BertConfig.named("tiny", vocab_size=50))
+    >>> head = MaskedLMHead(encoder.embeddings.word_embeddings, "gelu", 0.02)
+    >>> sequence = np.zeros((2, 6, 128), "float32")
+    >>> head(sequence, np.array([[1, 3], [2, 0]], "int32")).shape
+    (2, 2, 50)
+    """
+
+    def __init__(self, word_embeddings, hidden_act, initializer_range, **kwargs):
+        super().__init__(**kwargs)
+        self.word_embeddings = word_embeddings
+        self.hidden_act = hidden_act
+        self.initializer_range = initializer_range
+
+    def build(self, sequence_output_shape, masked_positions_shape=None):
+        hidden_size = sequence_output_shape[-1]
+        self.transform = keras.layers.Dense(
+            hidden_size, activation=get_activation(self.hidden_act), name="transform",
+            dtype=self.dtype_policy,
+            kernel_initializer=keras.initializers.TruncatedNormal(stddev=self.initializer_range))
+        self.transform.build((None, None, hidden_size))
+        self.layer_norm = keras.layers.LayerNormalization(
+            epsilon=1e-12, name="layer_norm", dtype=self.dtype_policy)
+        self.layer_norm.build((None, None, hidden_size))
+        self.output_bias = self.add_weight(
+            shape=(self.word_embeddings.input_dim,), initializer="zeros", name="output_bias")
+        self.built = True
+
+    def call(self, sequence_output, masked_positions):
+        positions = ops.cast(masked_positions, "int32")[:, :, None]
+        gathered = ops.take_along_axis(sequence_output, positions, axis=1)
+        hidden = self.layer_norm(self.transform(gathered))
+        table = ops.cast(self.word_embeddings.embeddings, hidden.dtype)
+        logits = ops.einsum("bph,vh->bpv", hidden, table)
+        return ops.cast(logits, "float32") + self.output_bias
+
+    def compute_output_shape(self, sequence_output_shape, masked_positions_shape):
+        return tuple(masked_positions_shape) + (self.word_embeddings.input_dim,)

@@ -1,0 +1,94 @@
+"""One post-LayerNorm transformer block of the BERT encoder."""
+
+import keras
+
+from bert_tf.modeling.activations import get_activation
+from bert_tf.modeling.attention import SelfAttention
+
+
+@keras.saving.register_keras_serializable(package="bert_tf")
+class TransformerBlock(keras.layers.Layer):
+    """Self-attention and a feed-forward network, each in a post-LN residual.
+
+    `x = LN(x + dropout(dense(attention(x))))`, then
+    `x = LN(x + dropout(dense(act(dense(x)))))`, LayerNorm epsilon 1e-12:
+    the original's block, with sub-layers that map one to one onto its
+    checkpoint variables (`attention/self/*`, `attention/output/*`,
+    `intermediate/dense`, `output/*`).
+
+    Args:
+        num_heads: attention heads.
+        intermediate_size: width of the feed-forward layer.
+        hidden_act: `bert_config.json` activation name of the feed-forward layer.
+        hidden_dropout_prob: dropout on both residual branches.
+        attention_probs_dropout_prob: dropout on the attention probabilities.
+        initializer_range: stddev of the truncated-normal initializers.
+
+    Example:
+
+    >>> import numpy as np
+    >>> block = TransformerBlock(num_heads=2, intermediate_size=16, hidden_act="gelu",
+    ...                          hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1,
+    ...                          initializer_range=0.02)
+    >>> block(np.zeros((2, 5, 8), "float32"), np.zeros((2, 1, 1, 5), "float32")).shape
+    (2, 5, 8)
+    """
+
+    def __init__(self, num_heads, intermediate_size, hidden_act, hidden_dropout_prob,
+                 attention_probs_dropout_prob, initializer_range, **kwargs):
+        super().__init__(**kwargs)
+        self.num_heads = num_heads
+        self.intermediate_size = intermediate_size
+        self.hidden_act = hidden_act
+        self.hidden_dropout_prob = hidden_dropout_prob
+        self.attention_probs_dropout_prob = attention_probs_dropout_prob
+        self.initializer_range = initializer_range
+
+    def build(self, inputs_shape, attention_bias_shape=None):
+        hidden_size = inputs_shape[-1]
+        if hidden_size % self.num_heads:
+            raise ValueError(f"hidden size {hidden_size} is not a multiple of "
+                             f"num_heads {self.num_heads}")
+        policy = self.dtype_policy
+
+        def dense(units, name, activation=None):
+            return keras.layers.Dense(
+                units, activation=activation, name=name, dtype=policy,
+                kernel_initializer=keras.initializers.TruncatedNormal(
+                    stddev=self.initializer_range))
+
+        self.attention = SelfAttention(
+            self.num_heads, hidden_size // self.num_heads, self.attention_probs_dropout_prob,
+            self.initializer_range, dtype=policy, name="attention")
+        self.attention_output = dense(hidden_size, "attention_output")
+        self.attention_layer_norm = keras.layers.LayerNormalization(
+            epsilon=1e-12, dtype=policy, name="attention_layer_norm")
+        self.intermediate = dense(self.intermediate_size, "intermediate",
+                                  get_activation(self.hidden_act))
+        self.output_dense = dense(hidden_size, "output_dense")
+        self.output_layer_norm = keras.layers.LayerNormalization(
+            epsilon=1e-12, dtype=policy, name="output_layer_norm")
+        self.dropout = keras.layers.Dropout(self.hidden_dropout_prob, dtype=policy)
+
+        self.attention.build(inputs_shape)
+        self.attention_output.build(inputs_shape)
+        self.attention_layer_norm.build(inputs_shape)
+        self.intermediate.build(inputs_shape)
+        self.output_dense.build(tuple(inputs_shape[:-1]) + (self.intermediate_size,))
+        self.output_layer_norm.build(inputs_shape)
+        self.built = True
+
+    def call(self, inputs, attention_bias, training=False):
+        attended = self.attention(inputs, attention_bias, training=training)
+        attended = self.dropout(self.attention_output(attended), training=training)
+        hidden = self.attention_layer_norm(inputs + attended)
+        expanded = self.dropout(self.output_dense(self.intermediate(hidden)), training=training)
+        return self.output_layer_norm(hidden + expanded)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(num_heads=self.num_heads, intermediate_size=self.intermediate_size,
+                      hidden_act=self.hidden_act, hidden_dropout_prob=self.hidden_dropout_prob,
+                      attention_probs_dropout_prob=self.attention_probs_dropout_prob,
+                      initializer_range=self.initializer_range)
+        return config

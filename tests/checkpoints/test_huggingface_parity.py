@@ -1,0 +1,84 @@
+"""Our encoder with real pretrained weights equals HuggingFace's BertModel (PyTorch).
+
+The weights are all-MiniLM-L6-v2 (a real BERT-architecture model, 6 layers,
+H=384, exact-erf GELU) imported from safetensors; the inputs are 128 real
+MRPC dev examples, pairs and single sentences, padded to mixed lengths.
+"""
+
+import csv
+
+import numpy as np
+import pytest
+import torch
+
+from tests_shared import shared_path
+
+NUM_EXAMPLES = 128
+BATCH = 32
+
+
+def mrpc_texts():
+    with open(shared_path("glue", "MRPC", "dev.tsv"), encoding="utf-8") as f:
+        rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))[1:]
+    rows = rows[:NUM_EXAMPLES]
+    # Every third example is a single sentence, the rest are pairs.
+    return [(r[3], None if i % 3 == 0 else r[4]) for i, r in enumerate(rows)]
+
+
+def batches(minilm_dir):
+    import transformers
+    tokenizer = transformers.BertTokenizer(str(minilm_dir / "vocab.txt"))
+    texts = mrpc_texts()
+    for start in range(0, len(texts), BATCH):
+        chunk = texts[start:start + BATCH]
+        singles = [a for a, b in chunk if b is None]
+        pairs = [(a, b) for a, b in chunk if b is not None]
+        for encoded in (tokenizer(singles, padding=True, return_tensors="np"),
+                        tokenizer([a for a, _ in pairs], [b for _, b in pairs],
+                                  padding=True, return_tensors="np")):
+            yield {"input_ids": encoded["input_ids"].astype("int32"),
+                   "input_mask": encoded["attention_mask"].astype("int32"),
+                   "segment_ids": encoded["token_type_ids"].astype("int32")}
+
+
+def test_every_layer_matches_huggingface(minilm_encoder, hf_minilm, minilm_dir):
+    compared, worst = 0, 0.0
+    for inputs in batches(minilm_dir):
+        ours = minilm_encoder(inputs)
+        with torch.no_grad():
+            theirs = hf_minilm(
+                input_ids=torch.from_numpy(inputs["input_ids"]).long(),
+                attention_mask=torch.from_numpy(inputs["input_mask"]).long(),
+                token_type_ids=torch.from_numpy(inputs["segment_ids"]).long(),
+                output_hidden_states=True)
+        mask = inputs["input_mask"].astype(bool)
+        ours_layers = [ours["embedding_output"]] + list(ours["encoder_outputs"])
+        assert len(ours_layers) == len(theirs.hidden_states) == 7
+        for a, b in zip(ours_layers, theirs.hidden_states):
+            diff = np.abs(np.asarray(a)[mask] - b.numpy()[mask]).max()
+            worst = max(worst, diff)
+            assert diff < 1e-4
+        pooled_diff = np.abs(np.asarray(ours["pooled_output"]) - theirs.pooler_output.numpy()).max()
+        assert pooled_diff < 1e-4
+        compared += len(mask)
+        assert mask.sum(axis=1).min() < mask.shape[1]  # every batch has padding
+    assert compared == NUM_EXAMPLES
+    print(f"compared {compared} real inputs, worst abs diff {worst:.2e}")
+
+
+def test_refuses_pickled_weights(tmp_path, tiny_config):
+    from bert_tf.checkpoints import CheckpointError, restore
+    from bert_tf.modeling import BertEncoder
+    (tmp_path / "pytorch_model.bin").write_bytes(b"not really a pickle")
+    with pytest.raises(CheckpointError, match="refusing to unpickle"):
+        restore(BertEncoder(tiny_config), str(tmp_path))
+
+
+def test_shape_mismatch_lists_names(minilm_dir, tiny_config):
+    from bert_tf.checkpoints import CheckpointError, restore
+    from bert_tf.modeling import BertEncoder
+    with pytest.raises(CheckpointError) as error:
+        restore(BertEncoder(tiny_config), str(minilm_dir))
+    message = str(error.value)
+    assert "model.safetensors: checkpoint does not fit the model (vocab_size: checkpoint 30522" in message
+    assert "bert/encoder/layer_0/attention/self/query/kernel: checkpoint (384, 384), model (32, 32)" in message
