@@ -21,3 +21,19 @@ def tiny_config():
     return BertConfig(vocab_size=99, hidden_size=32, num_hidden_layers=2,
                       num_attention_heads=4, intermediate_size=37,
                       max_position_embeddings=64, type_vocab_size=2)
+
+
+@pytest.fixture(scope="session")
+def minilm_encoder(minilm_dir):
+    """all-MiniLM-L6-v2 in our encoder, imported from its safetensors."""
+    from bert_tf.checkpoints import config_beside, restore
+    from bert_tf.modeling import BertEncoder
+    encoder = BertEncoder(config_beside(str(minilm_dir)))
+    restore(encoder, str(minilm_dir))
+    return encoder
+
+
+@pytest.fixture(scope="session")
+def hf_minilm(minilm_dir):
+    import transformers
+    return transformers.BertModel.from_pretrained(str(minilm_dir)).eval()

@@ -33,3 +33,9 @@ def random_inputs(config, batch=3, length=9, seed=0, pad_from=None):
     segments = np.zeros((batch, length), "int32")
     segments[:, length // 2:] = 1
     return {"input_ids": ids, "input_mask": mask, "segment_ids": segments * mask}
+
+
+def weights_by_name(model):
+    """`{original checkpoint name: numpy copy}` of every variable of `model`."""
+    from bert_tf.checkpoints import tf1_variable_map
+    return {name: np.array(ref.variable.numpy()) for name, ref in tf1_variable_map(model).items()}

@@ -2,7 +2,7 @@
 
 from bert_tf.checkpoints.huggingface import hf_name, load_hf_safetensors
 from bert_tf.checkpoints.name_map import WeightRef, tf1_variable_map
-from bert_tf.checkpoints.restore import config_beside, is_huggingface, restore
+from bert_tf.checkpoints.restore import config_beside, is_huggingface, resolve_config, restore
 from bert_tf.checkpoints.tf1 import (
     CHECKPOINT_BASENAME,
     CheckpointError,
@@ -15,5 +15,5 @@ from bert_tf.checkpoints.tf1 import (
 __all__ = [
     "CHECKPOINT_BASENAME", "CheckpointError", "LoadReport", "WeightRef", "config_beside",
     "export_original", "hf_name", "is_huggingface", "load_hf_safetensors",
-    "load_tf1_checkpoint", "restore", "save_tf1_checkpoint", "tf1_variable_map",
+    "load_tf1_checkpoint", "resolve_config", "restore", "save_tf1_checkpoint", "tf1_variable_map",
 ]

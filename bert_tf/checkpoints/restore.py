@@ -48,3 +48,17 @@ def config_beside(path):
             return BertConfig.from_hf_dict(json.load(f), source=huggingface)
     raise CheckpointError(f"{folder}: neither bert_config.json nor config.json found; "
                           "pass --bert_config_file")
+
+
+def resolve_config(bert_config_file=None, init_checkpoint=None):
+    """The config a runner should build: `--bert_config_file`, else the checkpoint's own.
+
+    Raises:
+        ValueError: naming the flags when neither gives a config.
+    """
+    if bert_config_file:
+        return BertConfig.from_json_file(bert_config_file)
+    if init_checkpoint:
+        return config_beside(init_checkpoint)
+    raise ValueError("pass --bert_config_file, or an --init_checkpoint whose folder "
+                     "holds bert_config.json or config.json")

@@ -10,8 +10,7 @@ from bert_tf.checkpoints import (CheckpointError, export_original, load_tf1_chec
                                  restore, save_tf1_checkpoint, tf1_variable_map)
 from bert_tf.config import BertConfig
 from bert_tf.modeling import BertEncoder, ClassificationHead, MaskedLMHead, NextSentenceHead, SpanHead
-from checkpoints.conftest import weights_by_name
-from tests_shared import random_inputs
+from tests_shared import random_inputs, weights_by_name
 
 ORIGINAL_ENCODER_NAMES = 5 + 2 + 16 * 2  # embeddings, pooler, 16 tensors per block (2 blocks)
 

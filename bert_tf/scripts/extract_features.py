@@ -1,0 +1,105 @@
+"""Extracts per-token features from chosen BERT layers (the original's extract_features.py).
+
+    python extract_features.py --input_file=input.txt --output_file=out.jsonl \
+      --vocab_file=$BERT_DIR/vocab.txt --bert_config_file=$BERT_DIR/bert_config.json \
+      --init_checkpoint=$BERT_DIR/bert_model.ckpt --layers=-1,-2,-3,-4 \
+      --max_seq_length=128 --batch_size=8
+
+`--init_checkpoint` may also be a HuggingFace folder with model.safetensors;
+`--output_format=npz` writes one compact float32 file instead of JSON, and
+`--concat_layers` writes the chosen layers concatenated per token (the
+paper's feature-based input: the last four layers).
+"""
+
+import os
+import time
+
+from absl import app, flags, logging
+
+from bert_tf.checkpoints import resolve_config, restore
+from bert_tf.modeling import BertEncoder
+from bert_tf.tasks.feature_extraction import (LayerFeatures, extract_features, read_examples,
+                                              resolve_layer_indexes)
+from bert_tf.tasks.feature_writers import WRITERS
+from bert_tf.tokenization.full_tokenizer import FullTokenizer
+from bert_tf.tokenization.vocab import validate_case_matches_checkpoint
+
+FLAGS = flags.FLAGS
+flags.DEFINE_string("input_file", None, "Text, one example per line; pairs as `A ||| B`.")
+flags.DEFINE_string("output_file", None, "Where to write the features.")
+flags.DEFINE_string("layers", "-1,-2,-3,-4", "Comma list of layer indexes (-1 = last).")
+flags.DEFINE_string("bert_config_file", None,
+                    "bert_config.json; default: the one beside --init_checkpoint.")
+flags.DEFINE_string("init_checkpoint", None,
+                    "Original TF1 checkpoint (prefix or folder) or HuggingFace safetensors.")
+flags.DEFINE_string("vocab_file", None, "WordPiece vocabulary; default: vocab.txt beside "
+                    "--init_checkpoint.")
+flags.DEFINE_integer("max_seq_length", 128, "Sequence length after WordPiece; longer inputs "
+                     "are truncated.")
+flags.DEFINE_bool("do_lower_case", True, "Lower-case the input (uncased models).")
+flags.DEFINE_integer("batch_size", 32, "Examples per forward pass.")
+flags.DEFINE_enum("output_format", "jsonl", sorted(WRITERS), "jsonl: the original's JSON "
+                  "lines; npz: one compact float32 numpy archive.")
+flags.DEFINE_bool("concat_layers", False, "Write the chosen layers concatenated per token.")
+flags.DEFINE_bool("jit_compile", True, "XLA-compile the forward pass.")
+flags.DEFINE_integer("log_every", 1000, "Print a progress line every this many examples.")
+
+
+def _vocab_file():
+    if FLAGS.vocab_file:
+        return FLAGS.vocab_file
+    folder = FLAGS.init_checkpoint if os.path.isdir(FLAGS.init_checkpoint or "") else (
+        os.path.dirname(FLAGS.init_checkpoint or ""))
+    candidate = os.path.join(folder, "vocab.txt")
+    if FLAGS.init_checkpoint and os.path.exists(candidate):
+        return candidate
+    raise app.UsageError("--vocab_file is required (no vocab.txt beside --init_checkpoint)")
+
+
+def run():
+    """Builds the encoder, extracts and writes every example; returns the count."""
+    validate_case_matches_checkpoint(FLAGS.do_lower_case, FLAGS.init_checkpoint)
+    if not os.path.exists(FLAGS.input_file):
+        raise app.UsageError(f"--input_file={FLAGS.input_file}: file not found")
+    config = resolve_config(FLAGS.bert_config_file, FLAGS.init_checkpoint)
+    if FLAGS.max_seq_length > config.max_position_embeddings:
+        raise app.UsageError(f"--max_seq_length={FLAGS.max_seq_length} exceeds the model's "
+                             f"max_position_embeddings {config.max_position_embeddings}")
+    layer_indexes = resolve_layer_indexes(FLAGS.layers, config.num_hidden_layers)
+    tokenizer = FullTokenizer(_vocab_file(), do_lower_case=FLAGS.do_lower_case)
+    encoder = BertEncoder(config)
+    if FLAGS.init_checkpoint:
+        restore(encoder, FLAGS.init_checkpoint)
+    else:
+        logging.warning("no --init_checkpoint: features of a randomly initialised model")
+    layer_features = LayerFeatures(encoder, layer_indexes, jit_compile=FLAGS.jit_compile)
+    writer = WRITERS[FLAGS.output_format](FLAGS.output_file, layer_indexes,
+                                          concat_layers=FLAGS.concat_layers)
+    start, count = time.time(), 0
+    with writer:
+        for example, tokens, features in extract_features(
+                read_examples(FLAGS.input_file), tokenizer, layer_features,
+                FLAGS.max_seq_length, FLAGS.batch_size):
+            writer.write(example.unique_id, tokens, features)
+            count += 1
+            if count % FLAGS.log_every == 0:
+                logging.info("extracted %d examples (%.1f examples/s)", count,
+                             count / (time.time() - start))
+    logging.info("wrote %d examples to %s in %.1fs", count, FLAGS.output_file,
+                 time.time() - start)
+    return count
+
+
+def main(argv):
+    if len(argv) > 1:
+        raise app.UsageError(f"unexpected arguments: {argv[1:]}")
+    run()
+
+
+def console_main():
+    flags.mark_flags_as_required(["input_file", "output_file"])
+    app.run(main)
+
+
+if __name__ == "__main__":
+    console_main()

@@ -1,0 +1,109 @@
+"""Per-token features from chosen encoder layers (the paper's feature-based use).
+
+Reads the original `extract_features.py` input (one example per line, a pair
+written `A ||| B`), packs each like the original, and runs the encoder in
+fixed-shape batches (so an XLA-compiled forward pass compiles once) to
+return, for every real token, the vectors of the requested layers
+(`-1` = last transformer block).
+"""
+
+import dataclasses
+import re
+
+import numpy as np
+import tensorflow as tf
+
+from bert_tf.tasks.packing import pack_tokens, stack_inputs
+
+_PAIR = re.compile(r"^(.*) \|\|\| (.*)$")
+
+
+@dataclasses.dataclass
+class TextExample:
+    """One input line: `text_b` is None for a single sentence."""
+
+    unique_id: int
+    text_a: str
+    text_b: str = None
+
+
+def read_examples(path):
+    """Yields a `TextExample` per line of `path` (`A ||| B` makes a pair).
+
+    Raises:
+        FileNotFoundError: naming the file.
+        UnicodeDecodeError: naming the file and line of undecodable bytes.
+    """
+    with tf.io.gfile.GFile(path, "rb") as f:
+        for index, raw in enumerate(f):
+            try:
+                line = raw.decode("utf-8").strip()
+            except UnicodeDecodeError as error:
+                raise ValueError(f"{path}:{index + 1}: not UTF-8 ({error})") from None
+            match = _PAIR.match(line)
+            if match:
+                yield TextExample(index, match.group(1), match.group(2))
+            else:
+                yield TextExample(index, line)
+
+
+def resolve_layer_indexes(layers, num_layers):
+    """Parses `"-1,-2"` into ints, checking each names one of `num_layers` blocks."""
+    indexes = [int(x) for x in str(layers).split(",") if x.strip()] if isinstance(
+        layers, str) else list(layers)
+    bad = [i for i in indexes if not -num_layers <= i < num_layers]
+    if not indexes or bad:
+        raise ValueError(f"--layers={layers}: each index must be in [{-num_layers}, "
+                         f"{num_layers - 1}] for a {num_layers}-layer model")
+    return indexes
+
+
+class LayerFeatures:
+    """Runs an encoder and returns the chosen layers as `[B, L, T, H]` float32.
+
+    Example:
+
+    >>> from bert_tf.config import BertConfig
+    >>> from bert_tf.modeling import BertEncoder
+    >>> encoder = BertEncoder(BertConfig.named("tiny", vocab_size=100))
+    >>> features = LayerFeatures(encoder, [-1, -2], jit_compile=False)
+    >>> ids = np.ones((2, 5), "int32")
+    >>> features({"input_ids": ids, "input_mask": ids, "segment_ids": 0 * ids}).shape
+    (2, 2, 5, 128)
+    """
+
+    def __init__(self, encoder, layer_indexes, jit_compile=True):
+        self.layer_indexes = list(layer_indexes)
+
+        def forward(inputs):
+            layers = encoder(inputs, training=False)["encoder_outputs"]
+            return tf.stack([tf.cast(layers[i], tf.float32) for i in self.layer_indexes], axis=1)
+
+        self._forward = tf.function(forward, jit_compile=jit_compile)
+
+    def __call__(self, inputs):
+        return self._forward(inputs).numpy()
+
+
+def extract_features(examples, tokenizer, layer_features, max_seq_length, batch_size):
+    """Yields `(example, tokens, features)` per example, `features` `[L, len(tokens), H]`.
+
+    Batches are padded to `batch_size` rows so every call has one shape.
+    """
+    def flush(batch):
+        packed = [p for _, p in batch]
+        inputs = stack_inputs(packed + packed[-1:] * (batch_size - len(packed)))
+        values = layer_features(inputs)
+        for row, (example, p) in enumerate(batch):
+            yield example, p.tokens, values[row, :, :len(p.tokens)]
+
+    batch = []
+    for example in examples:
+        tokens_a = tokenizer.tokenize(example.text_a)
+        tokens_b = tokenizer.tokenize(example.text_b) if example.text_b is not None else None
+        batch.append((example, pack_tokens(tokens_a, tokens_b, tokenizer, max_seq_length)))
+        if len(batch) == batch_size:
+            yield from flush(batch)
+            batch = []
+    if batch:
+        yield from flush(batch)

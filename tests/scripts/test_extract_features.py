@@ -1,0 +1,107 @@
+"""extract_features.py end to end on a real model in the original checkpoint format.
+
+The all-MiniLM-L6-v2 weights are exported as an original release folder
+(bert_model.ckpt + bert_config.json + vocab.txt); the script's features are
+compared with HuggingFace BertModel's hidden states for the same text.
+"""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+from bert_tf.checkpoints import export_original
+from tests_shared import REPO
+
+LINES = [
+    "The quick brown fox jumps over the lazy dog.",
+    "Who was Jim Henson? ||| Jim Henson was a puppeteer.",
+    "UNwant\u00e9d,running",
+]
+
+
+@pytest.fixture(scope="module")
+def release(minilm_encoder, minilm_dir, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("release") / "uncased_L-6_H-384_A-12"
+    export_original(minilm_encoder, minilm_encoder.config, str(minilm_dir / "vocab.txt"),
+                    str(folder))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def input_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("input") / "input.txt"
+    path.write_text("\n".join(LINES) + "\n", encoding="utf-8")
+    return path
+
+
+def _run(release, input_file, output, *extra):
+    command = [sys.executable, str(REPO / "extract_features.py"),
+               f"--input_file={input_file}", f"--output_file={output}",
+               f"--init_checkpoint={release / 'bert_model.ckpt'}",
+               f"--vocab_file={release / 'vocab.txt'}",
+               f"--bert_config_file={release / 'bert_config.json'}",
+               "--max_seq_length=32", "--batch_size=2", "--log_every=1", *extra]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300)
+
+
+def _hf_layers(hf_minilm, minilm_dir, line):
+    import transformers
+    tokenizer = transformers.BertTokenizer(str(minilm_dir / "vocab.txt"))
+    pair = line.split(" ||| ")
+    encoded = tokenizer(*pair, return_tensors="pt")
+    with torch.no_grad():
+        states = hf_minilm(**encoded, output_hidden_states=True).hidden_states
+    tokens = tokenizer.convert_ids_to_tokens(encoded["input_ids"][0])
+    return tokens, states
+
+
+def test_original_json_layout_and_values(release, input_file, tmp_path, hf_minilm, minilm_dir):
+    output = tmp_path / "features.jsonl"
+    result = _run(release, input_file, output)
+    assert result.returncode == 0, result.stderr
+    assert "extracted 2 examples" in result.stderr  # progress line
+    records = [json.loads(line) for line in output.read_text().splitlines()]
+    assert [r["linex_index"] for r in records] == [0, 1, 2]
+    for record, line in zip(records, LINES):
+        tokens, states = _hf_layers(hf_minilm, minilm_dir, line)
+        assert [f["token"] for f in record["features"]] == tokens
+        for position, feature in enumerate(record["features"]):
+            assert list(feature) == ["token", "layers"]
+            assert [layer["index"] for layer in feature["layers"]] == [-1, -2, -3, -4]
+            for layer in feature["layers"]:
+                expected = states[layer["index"]][0, position].numpy()
+                np.testing.assert_allclose(layer["values"], expected, atol=2e-5)
+                assert all(v == round(v, 6) for v in layer["values"])
+    assert not list(tmp_path.glob("*.tmp-*"))
+
+
+def test_npz_with_concatenated_layers(release, input_file, tmp_path, hf_minilm, minilm_dir):
+    output = tmp_path / "features.npz"
+    result = _run(release, input_file, output, "--output_format=npz", "--concat_layers",
+                  "--layers=-1,-2,-3,-4")
+    assert result.returncode == 0, result.stderr
+    archive = np.load(output)
+    offsets = archive["offsets"]
+    assert archive["features"].shape == (offsets[-1], 4 * 384)
+    tokens, states = _hf_layers(hf_minilm, minilm_dir, LINES[1])
+    second = archive["features"][offsets[1]:offsets[2]]
+    expected = np.concatenate([states[i][0].numpy() for i in (-1, -2, -3, -4)], axis=-1)
+    np.testing.assert_allclose(second, expected, atol=2e-5)
+    assert list(archive["tokens"][offsets[1]:offsets[2]]) == tokens
+
+
+def test_bad_layer_index_names_flag(release, input_file, tmp_path):
+    result = _run(release, input_file, tmp_path / "x.jsonl", "--layers=-1,-9")
+    assert result.returncode != 0
+    assert "--layers=-1,-9: each index must be in [-6, 5]" in result.stderr
+    assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_cased_flag_against_uncased_release_is_refused(release, input_file, tmp_path):
+    result = _run(release, input_file, tmp_path / "x.jsonl", "--nodo_lower_case")
+    assert result.returncode != 0
+    assert "--do_lower_case=False does not match --init_checkpoint" in result.stderr
