@@ -1,0 +1,149 @@
+"""Reading the GLUE tasks (and XNLI) from the release's own TSV files.
+
+Each task is a declarative `TsvTask`: which file holds each split, which
+0-based columns hold text A, text B and the label, whether a header comes
+first, and the label set (None for the STS-B regression). Malformed rows
+fail with the file and line; so do unknown labels and empty splits.
+"""
+
+import csv
+import dataclasses
+import os
+import sys
+
+csv.field_size_limit(sys.maxsize)
+
+
+@dataclasses.dataclass(frozen=True)
+class InputExample:
+    """One example: `text_b` None for single sentences, `label` None on test sets."""
+
+    guid: str
+    text_a: str
+    text_b: str = None
+    label: object = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Columns:
+    """Where a split's fields are; `label=None` for unlabelled (test) files."""
+
+    text_a: int
+    text_b: int = None
+    label: int = None
+    header: bool = True
+
+
+@dataclasses.dataclass(frozen=True)
+class TsvTask:
+    """A GLUE-style task: files per split, column layouts, labels.
+
+    Attributes:
+        name: lower-case task name (the `--task_name` flag).
+        labels: label strings in class-id order; None for regression.
+        files: split name -> file name inside `--data_dir`.
+        columns: split name -> `Columns` (default: the "train" layout).
+    """
+
+    name: str
+    labels: tuple
+    files: dict
+    columns: dict
+
+    @property
+    def is_regression(self):
+        return self.labels is None
+
+    def read(self, data_dir, split):
+        """Returns the split's `InputExample`s; labels are class ids (or floats)."""
+        if split not in self.files:
+            raise ValueError(f"task {self.name} has no split {split!r} "
+                             f"(it has {', '.join(self.files)})")
+        path = os.path.join(data_dir, self.files[split])
+        columns = self.columns.get(split, self.columns["train"])
+        examples = [self._example(path, line, row, split, columns)
+                    for line, row in read_tsv(path, skip_header=columns.header)]
+        if not examples:
+            raise ValueError(f"{path}: split {split!r} of task {self.name} has no examples")
+        return examples
+
+    def _example(self, path, line, row, split, columns):
+        needed = max(abs(c) + (c >= 0) for c in (columns.text_a, columns.text_b, columns.label)
+                     if c is not None)
+        if len(row) < needed:
+            raise ValueError(f"{path}:{line}: expected at least {needed} tab-separated "
+                             f"columns, got {len(row)}")
+        label = None
+        if columns.label is not None:
+            label = self._label_id(path, line, row[columns.label])
+        return InputExample(
+            guid=f"{split}-{line}", text_a=row[columns.text_a],
+            text_b=row[columns.text_b] if columns.text_b is not None else None, label=label)
+
+    def _label_id(self, path, line, value):
+        if self.is_regression:
+            try:
+                return float(value)
+            except ValueError:
+                raise ValueError(f"{path}:{line}: score {value!r} is not a number") from None
+        if value not in self.labels:
+            raise ValueError(f"{path}:{line}: label {value!r} is not one of "
+                             f"{list(self.labels)} of task {self.name}")
+        return self.labels.index(value)
+
+
+def read_tsv(path, skip_header):
+    """Yields `(line number, fields)` of a tab-separated file, quotes taken literally."""
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{path}: file not found")
+    with open(path, encoding="utf-8-sig", newline="") as f:
+        for index, row in enumerate(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE)):
+            if index == 0 and skip_header:
+                continue
+            yield index + 1, row
+
+
+def _pair(a, b, label, test_a=None, test_b=None):
+    """Layouts of a headed pair task whose test file has other text columns."""
+    return {"train": Columns(a, b, label),
+            "test": Columns(test_a if test_a is not None else a,
+                            test_b if test_b is not None else b)}
+
+
+_NLI = ("entailment", "not_entailment")
+_MNLI = ("contradiction", "entailment", "neutral")
+
+TASKS = {task.name: task for task in (
+    TsvTask("cola", ("0", "1"), {"train": "train.tsv", "dev": "dev.tsv", "test": "test.tsv"},
+            {"train": Columns(3, None, 1, header=False), "test": Columns(1)}),
+    TsvTask("sst-2", ("0", "1"), {"train": "train.tsv", "dev": "dev.tsv", "test": "test.tsv"},
+            {"train": Columns(0, None, 1), "test": Columns(1)}),
+    TsvTask("mrpc", ("0", "1"), {"train": "train.tsv", "dev": "dev.tsv", "test": "test.tsv"},
+            _pair(3, 4, 0)),
+    TsvTask("sts-b", None, {"train": "train.tsv", "dev": "dev.tsv", "test": "test.tsv"},
+            _pair(7, 8, 9)),
+    TsvTask("qqp", ("0", "1"), {"train": "train.tsv", "dev": "dev.tsv", "test": "test.tsv"},
+            _pair(3, 4, 5, 1, 2)),
+    TsvTask("mnli", _MNLI, {"train": "train.tsv", "dev": "dev_matched.tsv",
+                            "test": "test_matched.tsv"}, _pair(8, 9, -1)),
+    TsvTask("mnli-mm", _MNLI, {"train": "train.tsv", "dev": "dev_mismatched.tsv",
+                               "test": "test_mismatched.tsv"}, _pair(8, 9, -1)),
+    TsvTask("qnli", _NLI, {"train": "train.tsv", "dev": "dev.tsv", "test": "test.tsv"},
+            _pair(1, 2, 3)),
+    TsvTask("rte", _NLI, {"train": "train.tsv", "dev": "dev.tsv", "test": "test.tsv"},
+            _pair(1, 2, 3)),
+    TsvTask("wnli", ("0", "1"), {"train": "train.tsv", "dev": "dev.tsv", "test": "test.tsv"},
+            _pair(1, 2, 3)),
+)}
+# The names GLUE's own download script gives the folders.
+ALIASES = {"sst2": "sst-2", "stsb": "sts-b", "mnli_mismatched": "mnli-mm"}
+
+
+def get_task(task_name):
+    """The `TsvTask` for `--task_name` (case-insensitive)."""
+    name = task_name.lower()
+    name = ALIASES.get(name, name)
+    if name not in TASKS:
+        raise ValueError(f"--task_name={task_name}: unknown task; choose one of "
+                         f"{', '.join(sorted(TASKS))} or xnli")
+    return TASKS[name]

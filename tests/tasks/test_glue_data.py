@@ -1,0 +1,84 @@
+"""GLUE readers on the release's real files, and their errors on bad rows."""
+
+import pytest
+
+from bert_tf.tasks.glue_data import get_task
+from tests_shared import shared_path
+
+# (task, split, examples in the file, first text_a start, first label)
+REAL = [
+    ("MRPC", "train", 3668, "Amrozi accused his brother", 1),
+    ("MRPC", "dev", 408, "He said the foodservice pie", 1),
+    ("MRPC", "test", 1725, "PCCW's chief operating officer", None),
+    ("CoLA", "train", 8551, "Our friends won't buy this analysis", 1),
+    ("CoLA", "test", 1063, "Bill whistled past the house.", None),
+    ("RTE", "dev", 277, "Dana Reeve, the widow", 1),
+    ("SST-2", "dev", 872, "it 's a charming and often affecting journey", 1),
+    ("STS-B", "dev", 1500, "A man with a hard hat is dancing.", 5.0),
+]
+
+
+@pytest.mark.parametrize("task_name,split,count,text,label", REAL)
+def test_real_files(task_name, split, count, text, label):
+    examples = get_task(task_name).read(str(shared_path("glue", task_name)), split)
+    assert len(examples) == count
+    assert examples[0].text_a.startswith(text)
+    assert examples[0].label == label
+
+
+def test_pairs_and_singles():
+    mrpc = get_task("mrpc").read(str(shared_path("glue", "MRPC")), "dev")
+    assert mrpc[0].text_b.startswith('"The foodservice pie business')
+    sst = get_task("sst2").read(str(shared_path("glue", "SST-2")), "dev")
+    assert sst[0].text_b is None
+
+
+def _write(tmp_path, text):
+    (tmp_path / "train.tsv").write_text(text, encoding="utf-8")
+    return str(tmp_path)
+
+
+def test_short_row_names_file_and_line(tmp_path):
+    data_dir = _write(tmp_path, "index\tsentence1\tsentence2\tlabel\n0\ta\tb\tentailment\n1\tc\n")
+    with pytest.raises(ValueError, match=r"train.tsv:3: expected at least 4 tab-separated "
+                                         r"columns, got 2"):
+        get_task("rte").read(data_dir, "train")
+
+
+def test_unknown_label_names_file_and_line(tmp_path):
+    data_dir = _write(tmp_path, "index\tsentence1\tsentence2\tlabel\n0\ta\tb\tmaybe\n")
+    with pytest.raises(ValueError, match=r"train.tsv:2: label 'maybe' is not one of "
+                                         r"\['entailment', 'not_entailment'\]"):
+        get_task("rte").read(data_dir, "train")
+
+
+def test_empty_split_and_missing_file(tmp_path):
+    data_dir = _write(tmp_path, "index\tsentence1\tsentence2\tlabel\n")
+    with pytest.raises(ValueError, match="split 'train' of task rte has no examples"):
+        get_task("rte").read(data_dir, "train")
+    with pytest.raises(FileNotFoundError, match="dev.tsv: file not found"):
+        get_task("rte").read(data_dir, "dev")
+
+
+def test_unknown_task():
+    with pytest.raises(ValueError, match="--task_name=foo: unknown task"):
+        get_task("foo")
+
+
+def test_xnli_layouts_and_language_filter(tmp_path):
+    from bert_tf.tasks.xnli_data import XnliTask
+    (tmp_path / "multinli").mkdir()
+    (tmp_path / "multinli" / "multinli.train.de.tsv").write_text(
+        "premise\thypo\tlabel\nEin Hund.\tEin Tier.\tentailment\nJa.\tNein.\tcontradictory\n",
+        encoding="utf-8")
+    header = "\t".join(["language", "gold_label"] + [f"c{i}" for i in range(2, 6)]
+                       + ["sentence1", "sentence2"])
+    rows = [["de", "neutral", "", "", "", "", "Er lief.", "Er rannte schnell."],
+            ["en", "entailment", "", "", "", "", "He ran.", "He moved."]]
+    (tmp_path / "xnli.dev.tsv").write_text(
+        "\n".join([header] + ["\t".join(r) for r in rows]) + "\n", encoding="utf-8")
+    task = XnliTask("de")
+    train = task.read(str(tmp_path), "train")
+    assert [e.label for e in train] == [1, 0]  # entailment, contradiction
+    dev = task.read(str(tmp_path), "dev")
+    assert [(e.text_a, e.label) for e in dev] == [("Er lief.", 2)]
