@@ -39,3 +39,28 @@ def weights_by_name(model):
     """`{original checkpoint name: numpy copy}` of every variable of `model`."""
     from bert_tf.checkpoints import tf1_variable_map
     return {name: np.array(ref.variable.numpy()) for name, ref in tf1_variable_map(model).items()}
+
+
+def run_script(script, *args, timeout=600, env=None):
+    """Runs a root script (`extract_features.py`, ...) in a fresh Python; returns the result.
+
+    Scripts define absl flags at import, so each runs in its own process, as
+    a user runs it.
+    """
+    import subprocess
+    import sys
+    environment = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", **(env or {}))
+    return subprocess.run([sys.executable, str(REPO / script), *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout, env=environment)
+
+
+def write_tiny_bert_config(path, vocab_size=30522, **overrides):
+    """Writes a tiny bert_config.json (2 layers, H=32) and returns its path."""
+    import json
+    config = dict(vocab_size=vocab_size, hidden_size=32, num_hidden_layers=2,
+                  num_attention_heads=4, intermediate_size=64, max_position_embeddings=128,
+                  type_vocab_size=2, hidden_act="gelu", hidden_dropout_prob=0.1,
+                  attention_probs_dropout_prob=0.1, initializer_range=0.02)
+    config.update(overrides)
+    pathlib.Path(path).write_text(json.dumps(config))
+    return str(path)

@@ -69,6 +69,11 @@ _TASK_METRICS = {
 
 
 def glue_metrics(task_name, labels, predictions):
-    """`{metric name: value}` for a task (accuracy unless the task says otherwise)."""
-    metrics = _TASK_METRICS.get(task_name.lower(), {"accuracy": accuracy})
+    """`{metric name: value}` for a task (accuracy unless the task says otherwise).
+
+    `task_name` may be a `--task_name` or a TFDS name such as `glue/stsb`.
+    """
+    name = task_name.lower().split("/")[-1]
+    name = {"stsb": "sts-b"}.get(name, name)
+    metrics = _TASK_METRICS.get(name, {"accuracy": accuracy})
     return {name: fn(labels, predictions) for name, fn in metrics.items()}

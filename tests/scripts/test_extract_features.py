@@ -6,15 +6,13 @@ compared with HuggingFace BertModel's hidden states for the same text.
 """
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 import torch
 
 from bert_tf.checkpoints import export_original
-from tests_shared import REPO
+from tests_shared import run_script
 
 LINES = [
     "The quick brown fox jumps over the lazy dog.",
@@ -39,13 +37,12 @@ def input_file(tmp_path_factory):
 
 
 def _run(release, input_file, output, *extra):
-    command = [sys.executable, str(REPO / "extract_features.py"),
-               f"--input_file={input_file}", f"--output_file={output}",
-               f"--init_checkpoint={release / 'bert_model.ckpt'}",
-               f"--vocab_file={release / 'vocab.txt'}",
-               f"--bert_config_file={release / 'bert_config.json'}",
-               "--max_seq_length=32", "--batch_size=2", "--log_every=1", *extra]
-    return subprocess.run(command, capture_output=True, text=True, timeout=300)
+    return run_script("extract_features.py", f"--input_file={input_file}",
+                      f"--output_file={output}",
+                      f"--init_checkpoint={release / 'bert_model.ckpt'}",
+                      f"--vocab_file={release / 'vocab.txt'}",
+                      f"--bert_config_file={release / 'bert_config.json'}",
+                      "--max_seq_length=32", "--batch_size=2", "--log_every=1", *extra)
 
 
 def _hf_layers(hf_minilm, minilm_dir, line):

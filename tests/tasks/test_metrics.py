@@ -44,3 +44,8 @@ def test_task_metric_sets():
     assert set(metrics.glue_metrics("cola", [1, 0], [1, 1])) == {"matthews_corrcoef"}
     assert set(metrics.glue_metrics("STS-B", [1.0, 0.0], [1.0, 0.5])) == {"pearson", "spearman"}
     assert set(metrics.glue_metrics("rte", [1, 0], [1, 1])) == {"accuracy"}
+
+
+def test_tfds_names_pick_the_task_metrics():
+    assert set(metrics.glue_metrics("glue/stsb", [1.0, 0.0], [1.0, 0.5])) == {"pearson", "spearman"}
+    assert set(metrics.glue_metrics("glue/mrpc", [1, 0], [1, 1])) == {"accuracy", "f1"}

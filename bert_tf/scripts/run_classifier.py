@@ -1,0 +1,135 @@
+"""Fine-tunes BERT on sentence(-pair) classification: GLUE, XNLI, TFDS (the original's runner).
+
+    python run_classifier.py --task_name=MRPC --do_train=true --do_eval=true \
+      --data_dir=$GLUE_DIR/MRPC --vocab_file=$BERT_BASE_DIR/vocab.txt \
+      --bert_config_file=$BERT_BASE_DIR/bert_config.json \
+      --init_checkpoint=$BERT_BASE_DIR/bert_model.ckpt --max_seq_length=128 \
+      --train_batch_size=32 --learning_rate=2e-5 --num_train_epochs=3.0 \
+      --output_dir=/tmp/mrpc_output/
+
+Tasks: cola, sst-2, mrpc, sts-b (regression), qqp, mnli, mnli-mm, qnli, rte,
+wnli, xnli (`--xnli_language`), or any prepared TFDS dataset
+(`--tfds_name=glue/sst2 --tfds_data_dir=...`). Writes eval_results.txt
+(with the task's GLUE metrics) and test_results.tsv (class probabilities,
+or the score for regression) to `--output_dir`.
+"""
+
+import os
+import sys
+
+import numpy as np
+from absl import app, flags, logging
+
+from bert_tf.checkpoints import CheckpointError
+from bert_tf.config import ConfigError
+from bert_tf.scripts import finetuning_flags, runtime_flags
+from bert_tf.tasks import classification
+from bert_tf.tasks.finetuning import build_trainer, num_train_steps
+from bert_tf.tasks.glue_data import get_task
+from bert_tf.tasks.metrics import glue_metrics
+from bert_tf.tasks.tfds_data import TfdsTask
+from bert_tf.tasks.xnli_data import XnliTask
+from bert_tf.tokenization import BertPreprocessor, VocabError
+from bert_tf.training.distribution import DistributionError
+from bert_tf.training.trainer import NonFiniteLossError, write_eval_results
+
+FLAGS = flags.FLAGS
+finetuning_flags.define_finetuning_flags()
+flags.DEFINE_string("task_name", None, "The name of the task to train.")
+flags.DEFINE_string("xnli_language", "zh", "XNLI language (the original fixed zh).")
+flags.DEFINE_string("tfds_name", None, "Read the task from tensorflow-datasets instead of "
+                    "--data_dir, e.g. glue/sst2 (must already be prepared).")
+flags.DEFINE_string("tfds_data_dir", None, "tensorflow-datasets data_dir for --tfds_name.")
+
+
+def _task():
+    if FLAGS.tfds_name:
+        return TfdsTask(FLAGS.tfds_name, FLAGS.tfds_data_dir)
+    if not FLAGS.task_name:
+        raise ValueError("--task_name (or --tfds_name) is required")
+    if FLAGS.task_name.lower() == "xnli":
+        return XnliTask(FLAGS.xnli_language)
+    return get_task(FLAGS.task_name)
+
+
+def _read_splits(task):
+    """Reads every split the run needs, so bad data fails before training starts."""
+    wanted = [s for s, on in (("train", FLAGS.do_train), ("dev", FLAGS.do_eval),
+                              ("test", FLAGS.do_predict)) if on]
+    splits = {split: task.read(FLAGS.data_dir, split) for split in wanted}
+    for split, examples in splits.items():
+        logging.info("%s %s: %d examples", task.name, split, len(examples))
+    return splits
+
+
+def _evaluate(task, trainer, examples, preprocessor):
+    dataset = classification.examples_dataset(examples, preprocessor, FLAGS.eval_batch_size)
+    logits = classification.predict_logits(trainer.model, dataset, FLAGS.jit_compile)
+    labels = np.array([e.label for e in examples])
+    if task.is_regression:
+        predictions = logits[:, 0]
+        loss = float(np.mean((predictions - labels) ** 2))
+    else:
+        predictions = logits.argmax(axis=-1)
+        log_probs = np.log(classification.probabilities(logits) + 1e-30)
+        loss = float(-np.mean(log_probs[np.arange(len(labels)), labels]))
+    metrics = glue_metrics(task.name, labels, predictions)
+    results = {f"eval_{name}": value for name, value in metrics.items()}
+    results.update(eval_loss=loss, global_step=int(trainer.global_step.numpy()))
+    return results
+
+
+def run():
+    """Trains, evaluates and predicts as the flags say; returns the eval results (or None)."""
+    config = finetuning_flags.check_model_flags()
+    task = _task()
+    splits = _read_splits(task)
+    preprocessor = BertPreprocessor(finetuning_flags.resolved_vocab_file(),
+                                    seq_length=FLAGS.max_seq_length,
+                                    do_lower_case=FLAGS.do_lower_case)
+    strategy = runtime_flags.strategy_from_flags()
+    runtime_flags.check_batch_split(FLAGS.train_batch_size, strategy)
+    options = finetuning_flags.options_from_flags()
+    steps = num_train_steps(len(splits.get("train", [])), FLAGS.train_batch_size,
+                            FLAGS.num_train_epochs)
+    num_labels = 1 if task.is_regression else len(task.labels)
+    trainer = build_trainer(lambda: classification.build_classifier(config, num_labels),
+                            classification.classification_objective(task.is_regression),
+                            strategy, options, steps, FLAGS.init_checkpoint)
+    if FLAGS.do_train:
+        logging.info("training %d steps of batch %d", steps, FLAGS.train_batch_size)
+        trainer.train(lambda context: classification.examples_dataset(
+            splits["train"], preprocessor, options.micro_batch_size, is_training=True,
+            seed=FLAGS.random_seed, input_context=context), steps)
+    results = None
+    if FLAGS.do_eval:
+        results = _evaluate(task, trainer, splits["dev"], preprocessor)
+        logging.info("eval results: %s", results)
+        if trainer.is_chief:
+            write_eval_results(os.path.join(FLAGS.output_dir, "eval_results.txt"), results)
+    if FLAGS.do_predict and trainer.is_chief:
+        dataset = classification.examples_dataset(splits["test"], preprocessor,
+                                                  FLAGS.predict_batch_size)
+        logits = classification.predict_logits(trainer.model, dataset, FLAGS.jit_compile)
+        classification.write_test_results(os.path.join(FLAGS.output_dir, "test_results.tsv"),
+                                          logits, task.is_regression)
+    return results
+
+
+def main(argv):
+    if len(argv) > 1:
+        raise app.UsageError(f"unexpected arguments: {argv[1:]}")
+    try:
+        run()
+    except (ValueError, FileNotFoundError, ConfigError, CheckpointError, VocabError,
+            DistributionError, NonFiniteLossError) as error:
+        sys.exit(f"run_classifier: error: {error}")
+
+
+def console_main():
+    flags.mark_flags_as_required(["output_dir"])
+    app.run(main)
+
+
+if __name__ == "__main__":
+    console_main()

@@ -1,0 +1,90 @@
+"""run_classifier.py end to end: real GLUE rows, a real TFDS dataset, clear errors.
+
+A tiny randomly initialised BERT (2 layers, H=32) with the real uncased
+vocabulary keeps each run to seconds; the learning itself is shown with real
+weights in bench/ and docs/RESULTS.md.
+"""
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests_shared import REPO, run_script, shared_path, write_tiny_bert_config
+
+
+def _subset(tmp_path, task, rows, files=("train.tsv", "dev.tsv", "test.tsv")):
+    """The header and first `rows` lines of each of a real GLUE task's files."""
+    folder = tmp_path / task
+    folder.mkdir()
+    for name in files:
+        lines = shared_path("glue", task, name).read_text(encoding="utf-8-sig").splitlines()
+        (folder / name).write_text("\n".join(lines[:rows + 1]) + "\n", encoding="utf-8")
+    return folder
+
+
+def _classifier(tmp_path, *args):
+    return run_script(
+        "run_classifier.py", f"--bert_config_file={write_tiny_bert_config(tmp_path / 'c.json')}",
+        f"--vocab_file={shared_path('vocab', 'bert-base-uncased-vocab.txt')}",
+        f"--output_dir={tmp_path / 'out'}", "--max_seq_length=32", "--train_batch_size=8",
+        "--eval_batch_size=8", "--predict_batch_size=8", "--steps_per_execution=2", *args)
+
+
+def test_mrpc_train_eval_predict(tmp_path):
+    data = _subset(tmp_path, "MRPC", 24)
+    result = _classifier(tmp_path, "--task_name=MRPC", f"--data_dir={data}", "--do_train",
+                         "--do_eval", "--do_predict", "--num_train_epochs=1")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "step 3/3" in result.stderr  # 24 examples / batch 8, one epoch
+    results = dict(line.split(" = ") for line in
+                   (tmp_path / "out" / "eval_results.txt").read_text().splitlines())
+    assert set(results) == {"eval_accuracy", "eval_f1", "eval_loss", "global_step"}
+    assert results["global_step"] == "3"
+    rows = (tmp_path / "out" / "test_results.tsv").read_text().splitlines()
+    assert len(rows) == 24
+    assert all(abs(sum(map(float, row.split("\t"))) - 1.0) < 1e-5 for row in rows)
+
+
+def test_sts_b_regression(tmp_path):
+    data = _subset(tmp_path, "STS-B", 16, files=("train.tsv", "dev.tsv"))
+    result = _classifier(tmp_path, "--task_name=STS-B", f"--data_dir={data}", "--do_train",
+                         "--do_eval", "--num_train_epochs=1")
+    assert result.returncode == 0, result.stderr[-3000:]
+    text = (tmp_path / "out" / "eval_results.txt").read_text()
+    assert "eval_pearson = " in text and "eval_spearman = " in text
+
+
+def test_tfds_dataset_built_from_local_files(tmp_path):
+    source = _subset(tmp_path, "SST-2", 16, files=("train.tsv", "dev.tsv"))
+    builder = REPO / "tests" / "scripts" / "tiny_tfds_builder.py"
+    built = subprocess.run([sys.executable, str(builder), str(source), str(tmp_path / "tfds")],
+                           capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr[-3000:]
+    result = _classifier(tmp_path, "--tfds_name=tiny_sst", f"--tfds_data_dir={tmp_path / 'tfds'}",
+                         "--do_train", "--do_eval", "--num_train_epochs=1")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "tiny_sst train: 16 examples" in result.stderr
+    assert "eval_accuracy = " in (tmp_path / "out" / "eval_results.txt").read_text()
+
+
+@pytest.mark.parametrize("bad_row,message", [
+    ("1\t2\t3\tonly four columns", r"train.tsv:3: expected at least 5 tab-separated columns, got 4"),
+    ("7\t2\t3\ta\tb", r"train.tsv:3: label '7' is not one of \['0', '1'\]"),
+])
+def test_bad_rows_fail_before_training(tmp_path, bad_row, message):
+    data = _subset(tmp_path, "MRPC", 1, files=("train.tsv", "dev.tsv"))
+    with open(data / "train.tsv", "a", encoding="utf-8") as f:
+        f.write(bad_row + "\n")
+    result = _classifier(tmp_path, "--task_name=MRPC", f"--data_dir={data}", "--do_train")
+    assert result.returncode != 0
+    assert re.search(message, result.stderr)
+    assert "training " not in result.stderr and not (tmp_path / "out").exists()
+
+
+def test_max_seq_length_above_positions(tmp_path):
+    result = _classifier(tmp_path, "--task_name=MRPC", "--data_dir=unused", "--do_train",
+                         "--max_seq_length=512")
+    assert result.returncode != 0
+    assert "--max_seq_length=512 exceeds the model's max_position_embeddings 128" in result.stderr
