@@ -7,13 +7,15 @@ names and defaults; `options_from_flags` turns them into
 """
 
 import os
+import sys
 
-from absl import flags
+from absl import app, flags
 
 from bert_tf.checkpoints import resolve_config
 from bert_tf.scripts import runtime_flags
 from bert_tf.tasks.finetuning import FineTuningOptions
 from bert_tf.tokenization import validate_case_matches_checkpoint
+from bert_tf.training.trainer import NonFiniteLossError
 
 FLAGS = flags.FLAGS
 
@@ -79,3 +81,19 @@ def options_from_flags():
         gradient_accumulation_steps=FLAGS.gradient_accumulation_steps,
         steps_per_execution=FLAGS.steps_per_execution or FLAGS.iterations_per_loop,
         save_checkpoints_steps=FLAGS.save_checkpoints_steps)
+
+
+def absl_main(run, program):
+    """An absl `main` that calls `run()` and turns expected failures into one error line.
+
+    Bad flags, data, configs, checkpoints and vocabularies raise `ValueError`
+    (or `OSError` for files) with the file, line or flag in the message.
+    """
+    def main(argv):
+        if len(argv) > 1:
+            raise app.UsageError(f"unexpected arguments: {argv[1:]}")
+        try:
+            run()
+        except (ValueError, OSError, NonFiniteLossError) as error:
+            sys.exit(f"{program}: error: {error}")
+    return main

@@ -15,23 +15,17 @@ or the score for regression) to `--output_dir`.
 """
 
 import os
-import sys
 
-import numpy as np
 from absl import app, flags, logging
 
-from bert_tf.checkpoints import CheckpointError
-from bert_tf.config import ConfigError
 from bert_tf.scripts import finetuning_flags, runtime_flags
 from bert_tf.tasks import classification
 from bert_tf.tasks.finetuning import build_trainer, num_train_steps
 from bert_tf.tasks.glue_data import get_task
-from bert_tf.tasks.metrics import glue_metrics
 from bert_tf.tasks.tfds_data import TfdsTask
 from bert_tf.tasks.xnli_data import XnliTask
-from bert_tf.tokenization import BertPreprocessor, VocabError
-from bert_tf.training.distribution import DistributionError
-from bert_tf.training.trainer import NonFiniteLossError, write_eval_results
+from bert_tf.tokenization import BertPreprocessor
+from bert_tf.training.trainer import write_eval_results
 
 FLAGS = flags.FLAGS
 finetuning_flags.define_finetuning_flags()
@@ -65,18 +59,9 @@ def _read_splits(task):
 def _evaluate(task, trainer, examples, preprocessor):
     dataset = classification.examples_dataset(examples, preprocessor, FLAGS.eval_batch_size)
     logits = classification.predict_logits(trainer.model, dataset, FLAGS.jit_compile)
-    labels = np.array([e.label for e in examples])
-    if task.is_regression:
-        predictions = logits[:, 0]
-        loss = float(np.mean((predictions - labels) ** 2))
-    else:
-        predictions = logits.argmax(axis=-1)
-        log_probs = np.log(classification.probabilities(logits) + 1e-30)
-        loss = float(-np.mean(log_probs[np.arange(len(labels)), labels]))
-    metrics = glue_metrics(task.name, labels, predictions)
-    results = {f"eval_{name}": value for name, value in metrics.items()}
-    results.update(eval_loss=loss, global_step=int(trainer.global_step.numpy()))
-    return results
+    results = classification.evaluation_results(
+        task.name, logits, [e.label for e in examples], task.is_regression)
+    return dict(results, global_step=int(trainer.global_step.numpy()))
 
 
 def run():
@@ -116,14 +101,7 @@ def run():
     return results
 
 
-def main(argv):
-    if len(argv) > 1:
-        raise app.UsageError(f"unexpected arguments: {argv[1:]}")
-    try:
-        run()
-    except (ValueError, FileNotFoundError, ConfigError, CheckpointError, VocabError,
-            DistributionError, NonFiniteLossError) as error:
-        sys.exit(f"run_classifier: error: {error}")
+main = finetuning_flags.absl_main(run, "run_classifier")
 
 
 def console_main():

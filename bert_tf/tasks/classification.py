@@ -13,6 +13,7 @@ import tensorflow as tf
 from keras import ops
 
 from bert_tf.modeling import BertEncoder, ClassificationHead
+from bert_tf.tasks.metrics import glue_metrics
 from bert_tf.training.objective import LossWeights, Objective
 
 LABEL_KEY = "label_ids"
@@ -115,3 +116,17 @@ def write_test_results(path, logits, is_regression):
     with tf.io.gfile.GFile(path, "w") as f:
         for row in rows:
             f.write("\t".join(str(float(v)) for v in row) + "\n")
+
+
+def evaluation_results(task_name, logits, labels, is_regression=False):
+    """`eval_<metric>` values and `eval_loss` of a task's dev-set logits."""
+    labels = np.asarray(labels)
+    if is_regression:
+        predictions = logits[:, 0]
+        loss = float(np.mean((predictions - labels) ** 2))
+    else:
+        predictions = logits.argmax(axis=-1)
+        log_probs = np.log(probabilities(logits) + 1e-30)
+        loss = float(-np.mean(log_probs[np.arange(len(labels)), labels]))
+    metrics = glue_metrics(task_name, labels, predictions)
+    return {**{f"eval_{name}": value for name, value in metrics.items()}, "eval_loss": loss}

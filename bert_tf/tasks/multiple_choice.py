@@ -1,0 +1,58 @@
+"""Multiple choice (SWAG): one score per `[CLS] context [SEP] ending [SEP]`, softmax over them.
+
+Each example becomes `num_choices` packed sequences; the encoder runs on all
+of them as one batch, a dense layer scores each pooled vector, and the
+scores of an example's choices are its logits. Loss, accuracy and outputs
+are then those of classification over the choices.
+"""
+
+import keras
+import numpy as np
+import tensorflow as tf
+from keras import ops
+
+from bert_tf.modeling import BertEncoder, ClassificationHead
+from bert_tf.modeling.encoder import INPUT_NAMES
+from bert_tf.tasks.classification import LABEL_KEY
+
+
+def build_multiple_choice_model(config, num_choices, seq_length):
+    """Inputs `[B, num_choices, seq_length]` int32 dict -> float32 logits `[B, num_choices]`."""
+    inputs = {name: keras.Input(shape=(num_choices, seq_length), dtype="int32", name=name)
+              for name in INPUT_NAMES}
+    encoder = BertEncoder(config)
+    flat = {name: ops.reshape(tensor, (-1, seq_length)) for name, tensor in inputs.items()}
+    head = ClassificationHead(1, dropout_rate=config.hidden_dropout_prob,
+                              initializer_range=config.initializer_range, name="classifier")
+    scores = head(encoder(flat)["pooled_output"])
+    return keras.Model(inputs, ops.reshape(scores, (-1, num_choices)),
+                       name="bert_multiple_choice")
+
+
+def choices_dataset(examples, preprocessor, batch_size, is_training=False, seed=None,
+                    input_context=None):
+    """Batches of packed `[B, C, T]` inputs (+ `label_ids`) from `MultipleChoiceExample`s."""
+    num_choices = len(examples[0].endings)
+    columns = {"context": [[e.context] * num_choices for e in examples],
+               "endings": [list(e.endings) for e in examples]}
+    if examples[0].label is not None:
+        columns[LABEL_KEY] = np.array([e.label for e in examples], np.int32)
+    dataset = tf.data.Dataset.from_tensor_slices(columns)
+    if input_context is not None:
+        batch_size = input_context.get_per_replica_batch_size(batch_size)
+        dataset = dataset.shard(input_context.num_input_pipelines,
+                                input_context.input_pipeline_id)
+    if is_training:
+        dataset = dataset.shuffle(len(examples), seed=seed).repeat()
+    dataset = dataset.batch(batch_size, drop_remainder=is_training)
+
+    def pack(batch):
+        packed = preprocessor((tf.reshape(batch["context"], [-1]),
+                               tf.reshape(batch["endings"], [-1])))
+        features = {name: tf.reshape(value, [-1, num_choices, preprocessor.seq_length])
+                    for name, value in packed.items()}
+        if LABEL_KEY in batch:
+            features[LABEL_KEY] = batch[LABEL_KEY]
+        return features
+
+    return dataset.map(pack, num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE)
