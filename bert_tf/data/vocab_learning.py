@@ -1,0 +1,154 @@
+"""Learning a WordPiece vocabulary from a corpus, laid out like the original's.
+
+To pretrain on a new language or domain, a vocabulary must first be learned
+from its text. This module splits the corpus into words exactly as the
+original basic tokenizer does (`GraphBasicTokenizer`, in tf.data), counts
+them in the graph, and hands the counts to tensorflow-text's WordPiece
+learner (`wordpiece_tokenizer_learner_lib.learn`, the algorithm behind
+`bert_vocab_from_dataset`). We call the learner directly rather than
+`bert_vocab_from_dataset` because the latter splits words with
+tensorflow-text's own basic tokenizer, whose lower-casing case-folds (`ß`
+becomes `ss`, REFERENCE.md section 8) and so learns pieces the original
+tokenizer never produces.
+
+The reserved entries come first, as in the released vocabularies:
+
+    0            [PAD]
+    1 .. 99      [unused0] .. [unused98]
+    100 .. 103   [UNK] [CLS] [SEP] [MASK]
+    104 ..       [unused99] ..   (only when num_unused > 99)
+    then         every character of the corpus, its `##` form, and the
+                 learned pieces by decreasing count.
+
+With num_unused=994 the first 999 entries equal those of the released
+uncased vocabulary. Unused entries let users add tokens later without
+resizing the embedding table.
+"""
+
+import collections
+
+import tensorflow as tf
+from absl import logging
+from tensorflow_text.tools.wordpiece_vocab import wordpiece_tokenizer_learner_lib as learner
+
+from bert_tf.data import readers
+from bert_tf.tokenization.graph_basic_tokenizer import GraphBasicTokenizer
+
+# The original layout puts this many [unused*] entries before [UNK].
+_UNUSED_BEFORE_SPECIALS = 99
+SPECIAL_TOKENS = ("[UNK]", "[CLS]", "[SEP]", "[MASK]")
+
+
+def reserved_tokens(num_unused=99):
+    """The vocabulary's first entries: [PAD], [unused*], [UNK], [CLS], [SEP], [MASK].
+
+    The first 99 unused entries go before [UNK] (so [UNK] is id 100 as in the
+    original), the rest after [MASK].
+    """
+    if num_unused < 0:
+        raise ValueError(f"num_unused must be >= 0, got {num_unused}")
+    unused = [f"[unused{i}]" for i in range(num_unused)]
+    before = unused[:_UNUSED_BEFORE_SPECIALS]
+    after = unused[_UNUSED_BEFORE_SPECIALS:]
+    return ["[PAD]"] + before + list(SPECIAL_TOKENS) + after
+
+
+def count_words(text_files, lower_case=True, batch_size=4096):
+    """Counts the basic-tokenizer words of text files.
+
+    Args:
+      text_files: comma-separated globs or a list of globs.
+      lower_case: lower-case and strip accents, as the tokenizer will.
+      batch_size: lines per tokenizer call.
+
+    Returns:
+      `collections.Counter` of word (str) -> occurrences.
+
+    Raises:
+      ValueError: if a pattern matches no file.
+    """
+    files = readers.expand_input_patterns(text_files)
+    tokenizer = GraphBasicTokenizer(do_lower_case=lower_case)
+
+    def unique_words(lines):
+        words, _, counts = tf.unique_with_counts(tokenizer(lines).flat_values)
+        return words, counts
+
+    lines = tf.data.TextLineDataset(files).batch(batch_size)
+    counts = collections.Counter()
+    for words, word_counts in lines.map(unique_words, num_parallel_calls=tf.data.AUTOTUNE):
+        counts.update(dict(zip(words.numpy().tolist(), word_counts.numpy().tolist())))
+    return collections.Counter(
+        {word.decode("utf-8"): count for word, count in counts.items()})
+
+
+def learn_wordpiece_vocab(text_files, vocab_size, lower_case=True, num_unused=99,
+                          min_count=10, max_unique_chars=1000):
+    """Learns a WordPiece vocabulary from text files.
+
+    Example:
+
+    >>> vocab = learn_wordpiece_vocab(
+    ...     "../shared/data/corpus/sample_text.txt", vocab_size=400, min_count=2)
+    >>> vocab[0], vocab[100], vocab[103], len(vocab) <= 400
+    ('[PAD]', '[UNK]', '[MASK]', True)
+
+    Args:
+      text_files: comma-separated globs or a list of globs; any text, though
+        the pretraining format (one sentence per line) is the usual input.
+      vocab_size: the most entries, reserved ones included. The learner
+        searches a count threshold that lands within 5% below it; a small
+        corpus may give fewer entries (lower `min_count`).
+      lower_case: lower-case and strip accents (an uncased vocabulary).
+      num_unused: [unused*] entries reserved for later use (994 in the
+        released vocabularies).
+      min_count: lowest piece count the learner's threshold search tries.
+      max_unique_chars: alphabet size; words with rarer characters are left
+        out of learning (they tokenize to [UNK]).
+
+    Returns:
+      The vocabulary as a list of tokens, id order.
+
+    Raises:
+      ValueError: if a pattern matches no file, the files hold no words, or
+        vocab_size leaves no room beyond the reserved entries.
+    """
+    reserved = reserved_tokens(num_unused)
+    if vocab_size <= len(reserved):
+        raise ValueError(f"vocab_size={vocab_size} leaves no room after the "
+                         f"{len(reserved)} reserved entries")
+    counts = count_words(text_files, lower_case)
+    if not counts:
+        raise ValueError(f"{text_files}: no words to learn from")
+    vocab = learner.learn(counts, vocab_size, reserved, lower_thresh=min_count,
+                          max_unique_chars=max_unique_chars)
+    if len(vocab) > vocab_size:
+        logging.warning("learner returned %d entries for vocab_size=%d; dropping "
+                        "the rarest pieces", len(vocab), vocab_size)
+        vocab = _drop_rarest_pieces(vocab, vocab_size, len(reserved))
+    logging.info("learned %d entries (%d reserved) from %d distinct words",
+                 len(vocab), len(reserved), len(counts))
+    return vocab
+
+
+def _drop_rarest_pieces(vocab, size, num_reserved):
+    """Shortens `vocab` to `size` by its last multi-character pieces.
+
+    The learner lists pieces by decreasing count, so these are the rarest;
+    reserved entries, characters and their `##` forms all stay, so every
+    word the alphabet can spell still tokenizes.
+    """
+    excess = len(vocab) - size
+    dropped = set()
+    for index in range(len(vocab) - 1, num_reserved - 1, -1):
+        if len(dropped) == excess:
+            break
+        if len(vocab[index].removeprefix("##")) > 1:
+            dropped.add(index)
+    return [token for i, token in enumerate(vocab) if i not in dropped]
+
+
+def write_vocab(vocab, path):
+    """Writes one token per line, as the original's vocab.txt."""
+    with tf.io.gfile.GFile(path, "w") as f:
+        f.write("".join(token + "\n" for token in vocab))

@@ -1,0 +1,121 @@
+"""Vocabulary learning on real corpus text, checked with the original layout
+and with tokenizers we did not write (HuggingFace) besides our reference one."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+import transformers
+
+from tests_shared import REPO, shared_path
+from bert_tf.data import vocab_learning
+from bert_tf.tokenization.full_tokenizer import FullTokenizer
+from bert_tf.tokenization.vocab import load_vocab
+
+SPECIALS = ["[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+
+
+@pytest.fixture(scope="module")
+def corpus_lines():
+    return shared_path("corpus", "gutenberg_pretrain.txt").read_text().splitlines()
+
+
+@pytest.fixture(scope="module")
+def learned(corpus_lines, tmp_path_factory):
+    """A 1000-entry vocabulary learned from the corpus' first 1000 lines."""
+    folder = tmp_path_factory.mktemp("vocab")
+    train = folder / "train.txt"
+    train.write_text("\n".join(corpus_lines[:1000]) + "\n")
+    vocab = vocab_learning.learn_wordpiece_vocab(str(train), 1000, min_count=2)
+    path = folder / "vocab.txt"
+    vocab_learning.write_vocab(vocab, str(path))
+    return vocab, str(path), str(train)
+
+
+def test_layout_like_the_original(learned):
+    vocab, path, _ = learned
+    assert vocab[0] == "[PAD]"
+    assert vocab[1:100] == [f"[unused{i}]" for i in range(99)]
+    assert vocab[100:104] == SPECIALS
+    assert 950 <= len(vocab) <= 1000  # within the learner's 5% slack
+    assert len(set(vocab)) == len(vocab)
+    assert list(load_vocab(path)) == vocab  # the file reads back, id = line
+    learned_part = vocab[104:]
+    assert "the" in learned_part and any(t.startswith("##") and len(t) > 3
+                                         for t in learned_part)
+    assert not any(t.lower() != t for t in learned_part)  # uncased
+
+
+def test_reserved_block_equals_the_released_vocab(uncased_vocab_file):
+    released = open(uncased_vocab_file, encoding="utf-8").read().splitlines()
+    assert vocab_learning.reserved_tokens(994) == released[:999]
+    small = vocab_learning.reserved_tokens(5)
+    assert small == ["[PAD]"] + [f"[unused{i}]" for i in range(5)] + SPECIALS
+
+
+def test_every_corpus_character_is_a_piece(learned):
+    vocab, _, train = learned
+    tokens = set(vocab)
+    basic = transformers.BasicTokenizer(do_lower_case=True)
+    chars = {c for line in open(train, encoding="utf-8") for w in basic.tokenize(line)
+             for c in w}
+    assert chars and all(c in tokens and "##" + c in tokens for c in chars)
+
+
+def test_held_out_text_has_few_unknowns(learned, corpus_lines):
+    """Our reference tokenizer and HuggingFace's agree and rarely need [UNK]."""
+    _, path, _ = learned
+    held_out = corpus_lines[1000:2000]
+    ours = FullTokenizer(path, do_lower_case=True)
+    theirs = transformers.BertTokenizer(vocab_file=path, do_lower_case=True)
+    ids = [ours.convert_tokens_to_ids(ours.tokenize(line)) for line in held_out]
+    assert ids == [theirs.convert_tokens_to_ids(theirs.tokenize(line)) for line in held_out]
+    pieces = sum(len(line_ids) for line_ids in ids)
+    unknown = sum(line_ids.count(100) for line_ids in ids)
+    words = sum(len(ours.basic_tokenizer.tokenize(line)) for line in held_out)
+    assert unknown / pieces < 0.001
+    assert pieces / words < 1.6  # real word pieces, not letters
+
+
+def test_cased_vocabulary_keeps_capitals():
+    vocab = vocab_learning.learn_wordpiece_vocab(
+        str(shared_path("corpus", "sample_text.txt")), 400, lower_case=False,
+        num_unused=0, min_count=2)
+    assert vocab[:5] == ["[PAD]"] + SPECIALS
+    assert "The" in vocab and "the" in vocab
+
+
+def test_bad_arguments_are_named(tmp_path):
+    with pytest.raises(ValueError, match="no-such-corpus"):
+        vocab_learning.learn_wordpiece_vocab(str(tmp_path / "no-such-corpus*.txt"), 1000)
+    with pytest.raises(ValueError, match="vocab_size=104"):
+        vocab_learning.learn_wordpiece_vocab(
+            str(shared_path("corpus", "sample_text.txt")), 104)
+
+
+def _run(*args):
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=str(REPO))
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True,
+                          env=env, cwd=str(REPO), timeout=300)
+
+
+def test_script_writes_a_vocab_file(tmp_path):
+    out = tmp_path / "vocab.txt"
+    result = _run("learn_vocab.py", f"--input_file={shared_path('corpus', 'sample_text.txt')}",
+                  f"--output_file={out}", "--vocab_size=400", "--min_count=2",
+                  "--num_unused=10")
+    assert result.returncode == 0, result.stderr[-2000:]
+    vocab = list(load_vocab(str(out)))
+    assert vocab[:15] == ["[PAD]"] + [f"[unused{i}]" for i in range(10)] + SPECIALS
+    assert 250 < len(vocab) <= 400  # 33 lines hold fewer pieces than asked
+
+
+def test_script_names_a_missing_input(tmp_path):
+    result = _run("-m", "bert_tf.scripts.learn_vocab",
+                  f"--input_file={tmp_path}/missing-corpus.txt",
+                  f"--output_file={tmp_path}/vocab.txt")
+    assert result.returncode != 0
+    assert "--input_file: input pattern" in result.stderr
+    assert "missing-corpus.txt" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "vocab.txt").exists()
