@@ -26,6 +26,7 @@ setuptools.setup(
     extras_require={"test": _requirements("requirements-test.txt")},
     entry_points={
         "console_scripts": [
+            "bert_classify_text=bert_tf.scripts.classify_text:console_main",
             "bert_create_pretraining_data="
             "bert_tf.scripts.create_pretraining_data:console_main",
             "bert_extract_features=bert_tf.scripts.extract_features:console_main",

@@ -8,7 +8,8 @@
       --output_dir=/tmp/mrpc_output/
 
 Tasks: cola, sst-2, mrpc, sts-b (regression), qqp, mnli, mnli-mm, qnli, rte,
-wnli, xnli (`--xnli_language`), or any prepared TFDS dataset
+wnli, xnli (`--xnli_language`), tsv (your own headed TSV files with a
+labels.txt, see `glue_data.tsv_task`), or any prepared TFDS dataset
 (`--tfds_name=glue/sst2 --tfds_data_dir=...`). Writes eval_results.txt
 (with the task's GLUE metrics) and test_results.tsv (class probabilities,
 or the score for regression) to `--output_dir`.
@@ -21,7 +22,7 @@ from absl import app, flags, logging
 from bert_tf.scripts import finetuning_flags, runtime_flags
 from bert_tf.tasks import classification
 from bert_tf.tasks.finetuning import build_trainer, num_train_steps
-from bert_tf.tasks.glue_data import get_task
+from bert_tf.tasks.glue_data import get_task, tsv_task
 from bert_tf.tasks.tfds_data import TfdsTask
 from bert_tf.tasks.xnli_data import XnliTask
 from bert_tf.tokenization import BertPreprocessor
@@ -43,6 +44,8 @@ def _task():
         raise ValueError("--task_name (or --tfds_name) is required")
     if FLAGS.task_name.lower() == "xnli":
         return XnliTask(FLAGS.xnli_language)
+    if FLAGS.task_name.lower() == "tsv":
+        return tsv_task(FLAGS.data_dir)
     return get_task(FLAGS.task_name)
 
 
@@ -69,8 +72,8 @@ def run():
     config = finetuning_flags.check_model_flags()
     task = _task()
     splits = _read_splits(task)
-    preprocessor = BertPreprocessor(finetuning_flags.resolved_vocab_file(),
-                                    seq_length=FLAGS.max_seq_length,
+    vocab_file = finetuning_flags.resolved_vocab_file()
+    preprocessor = BertPreprocessor(vocab_file, seq_length=FLAGS.max_seq_length,
                                     do_lower_case=FLAGS.do_lower_case)
     strategy = runtime_flags.strategy_from_flags()
     runtime_flags.check_batch_split(FLAGS.train_batch_size, strategy)
@@ -86,6 +89,9 @@ def run():
         trainer.train(lambda context: classification.examples_dataset(
             splits["train"], preprocessor, options.micro_batch_size, is_training=True,
             seed=FLAGS.random_seed, input_context=context), steps)
+        if trainer.is_chief:
+            classification.export_classifier(trainer.model, config, vocab_file, task,
+                                             FLAGS.output_dir)
     results = None
     if FLAGS.do_eval:
         results = _evaluate(task, trainer, splits["dev"], preprocessor)

@@ -7,11 +7,14 @@ for regression. Text is tokenized and packed in the tf.data graph by
 `BertPreprocessor`, the same layer a served model holds.
 """
 
+import os
+
 import keras
 import numpy as np
 import tensorflow as tf
 from keras import ops
 
+from bert_tf.checkpoints import export_original
 from bert_tf.modeling import BertEncoder, ClassificationHead
 from bert_tf.tasks.metrics import glue_metrics
 from bert_tf.training.objective import LossWeights, Objective
@@ -130,3 +133,15 @@ def evaluation_results(task_name, logits, labels, is_regression=False):
         loss = float(-np.mean(log_probs[np.arange(len(labels)), labels]))
     metrics = glue_metrics(task_name, labels, predictions)
     return {**{f"eval_{name}": value for name, value in metrics.items()}, "eval_loss": loss}
+
+
+def export_classifier(model, config, vocab_file, task, output_dir):
+    """Writes the fine-tuned model as an original release folder plus `labels.txt`.
+
+    `bert_model.ckpt` then holds the encoder and the original's classifier
+    variables (`output_weights`, `output_bias`); `labels.txt` lists the
+    class names in id order (a single `score` line for regression).
+    """
+    export_original(model, config, vocab_file, output_dir)
+    with tf.io.gfile.GFile(os.path.join(output_dir, "labels.txt"), "w") as f:
+        f.write("".join(f"{label}\n" for label in (task.labels or ("score",))))

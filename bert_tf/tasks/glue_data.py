@@ -139,6 +139,37 @@ TASKS = {task.name: task for task in (
 ALIASES = {"sst2": "sst-2", "stsb": "sts-b", "mnli_mismatched": "mnli-mm"}
 
 
+def tsv_task(data_dir):
+    """Your own task (`--task_name=tsv`): headed TSV files and a `labels.txt` in `data_dir`.
+
+    `train.tsv`, `dev.tsv` and `test.tsv` start with a header naming the
+    columns `sentence` (or `sentence1` and `sentence2`) and `label` (test
+    files may omit it); `labels.txt` lists the labels, one per line, in
+    class-id order.
+    """
+    labels_file = os.path.join(data_dir, "labels.txt")
+    if not os.path.exists(labels_file):
+        raise FileNotFoundError(f"{labels_file}: file not found (--task_name=tsv needs the "
+                                "label list, one per line)")
+    with open(labels_file, encoding="utf-8") as f:
+        labels = tuple(line.strip() for line in f if line.strip())
+    columns = {}
+    for split in ("train", "dev", "test"):
+        path = os.path.join(data_dir, f"{split}.tsv")
+        if not os.path.exists(path):
+            continue
+        header = next(read_tsv(path, skip_header=False))[1]
+        text = ["sentence"] if "sentence" in header else ["sentence1", "sentence2"]
+        missing = [name for name in text if name not in header]
+        if missing:
+            raise ValueError(f"{path}:1: header lacks the column(s) {missing}")
+        columns[split] = Columns(
+            header.index(text[0]), header.index(text[1]) if len(text) == 2 else None,
+            header.index("label") if "label" in header else None)
+    files = {split: f"{split}.tsv" for split in ("train", "dev", "test")}
+    return TsvTask("tsv", labels, files, columns or {"train": Columns(0)})
+
+
 def get_task(task_name):
     """The `TsvTask` for `--task_name` (case-insensitive)."""
     name = task_name.lower()

@@ -45,6 +45,14 @@ def test_mrpc_train_eval_predict(tmp_path):
     rows = (tmp_path / "out" / "test_results.tsv").read_text().splitlines()
     assert len(rows) == 24
     assert all(abs(sum(map(float, row.split("\t"))) - 1.0) < 1e-5 for row in rows)
+    # The exported release folder classifies the first test pair the same way.
+    first = (data / "test.tsv").read_text(encoding="utf-8").splitlines()[1].split("\t")
+    result = run_script("classify_text.py", f"--model_dir={tmp_path / 'out'}",
+                        f"--text={first[3]}", f"--text_b={first[4]}", "--max_seq_length=32")
+    assert result.returncode == 0, result.stderr[-3000:]
+    probabilities = dict(p.split("=") for p in result.stdout.splitlines()[1].split())
+    expected = [float(v) for v in rows[0].split("\t")]
+    assert abs(float(probabilities["1"]) - expected[1]) < 1e-3
 
 
 def test_sts_b_regression(tmp_path):

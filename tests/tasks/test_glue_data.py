@@ -82,3 +82,14 @@ def test_xnli_layouts_and_language_filter(tmp_path):
     assert [e.label for e in train] == [1, 0]  # entailment, contradiction
     dev = task.read(str(tmp_path), "dev")
     assert [(e.text_a, e.label) for e in dev] == [("Er lief.", 2)]
+
+
+def test_own_tsv_task_reads_header_and_labels(tmp_path):
+    from bert_tf.tasks.glue_data import tsv_task
+    (tmp_path / "labels.txt").write_text("austen\nblake\n")
+    (tmp_path / "train.tsv").write_text("label\tsentence\nblake\tTyger Tyger.\n")
+    (tmp_path / "test.tsv").write_text("sentence\nEmma smiled.\n")
+    task = tsv_task(str(tmp_path))
+    example = task.read(str(tmp_path), "train")[0]
+    assert (example.text_a, example.label) == ("Tyger Tyger.", 1)
+    assert task.read(str(tmp_path), "test")[0].label is None
