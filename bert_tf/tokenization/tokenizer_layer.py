@@ -1,0 +1,120 @@
+"""`BertTokenizerLayer`: raw strings -> WordPiece ids, inside the TF graph.
+
+The in-graph twin of `FullTokenizer`, with the same ids for every input:
+`GraphBasicTokenizer` splits the words exactly as the original's basic
+tokenizer does, then tensorflow-text's `FastWordpieceTokenizer` (which
+implements the same greedy longest-match-first algorithm) splits them into
+pieces. Its own pre-tokenization and lower-casing are not used: they differ
+from the original's (see `graph_basic_tokenizer`).
+
+Being TF ops throughout, it runs in `tf.function`, `tf.data.Dataset.map` and
+SavedModel signatures, where no Python tokenizer can.
+"""
+
+import keras
+import tensorflow as tf
+import tensorflow_text as tf_text
+
+from bert_tf.tokenization import special_tokens
+from bert_tf.tokenization.graph_basic_tokenizer import GraphBasicTokenizer
+from bert_tf.tokenization.vocab import vocabulary_list
+from bert_tf.tokenization.wordpiece import MAX_INPUT_CHARS_PER_WORD
+
+UNK_TOKEN = "[UNK]"
+
+
+@keras.saving.register_keras_serializable(package="bert_tf")
+class BertTokenizerLayer(keras.layers.Layer):
+    """Tokenizes raw strings to WordPiece ids exactly like `FullTokenizer`.
+
+    Args:
+        vocabulary: path of a vocabulary file, or the list of its tokens
+            (the config keeps the list, so saved models need no file).
+        do_lower_case: lower-case and strip accents (uncased models).
+        keep_special_tokens: keep `[CLS]`, `[SEP]`, `[MASK]`, `[PAD]`,
+            `[UNK]` and `[unusedN]` written in the text as single tokens.
+        **kwargs: passed to `keras.layers.Layer`.
+
+    Call arguments:
+        inputs: strings, shape [batch] (or a scalar string).
+
+    Returns:
+        int32 ids, a `tf.RaggedTensor` [batch, None] (a 1-D tensor for a
+        scalar input).
+
+    Example:
+
+    >>> tokenizer = BertTokenizerLayer(
+    ...     ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "un", "##want", "##ed", ","])
+    >>> tokenizer(["UNwant\\u00e9d,", "wanted"]).to_list()
+    [[4, 5, 6, 7], [1]]
+    """
+
+    def __init__(self, vocabulary, do_lower_case=True, keep_special_tokens=False,
+                 **kwargs):
+        super().__init__(**kwargs)
+        # Strings in, ragged ints out: skip Keras' conversion to backend tensors.
+        self._convert_input_args = False
+        self._allow_non_tensor_positional_args = True
+        self.vocabulary = vocabulary_list(vocabulary)
+        self.do_lower_case = bool(do_lower_case)
+        self.keep_special_tokens = bool(keep_special_tokens)
+        self._ids = {token: index for index, token in enumerate(self.vocabulary)}
+        self._basic = GraphBasicTokenizer(self.do_lower_case)
+        self._wordpiece = tf_text.FastWordpieceTokenizer(
+            self.vocabulary, suffix_indicator="##",
+            # Our own 200-character rule decides; 4 bytes per character at most.
+            max_bytes_per_word=4 * MAX_INPUT_CHARS_PER_WORD,
+            token_out_type=tf.int32, unknown_token=UNK_TOKEN,
+            no_pretokenization=True)
+        self._special_pattern = None
+        if self.keep_special_tokens:
+            self._special_pattern = special_tokens.special_tokens_pattern(
+                special_tokens.find_special_tokens(self.vocabulary))
+        self.built = True
+
+    def token_id(self, token):
+        """The id of `token`; raises KeyError naming it if absent."""
+        try:
+            return self._ids[token]
+        except KeyError:
+            raise KeyError(f"token {token!r} is not in the vocabulary") from None
+
+    def call(self, inputs):
+        text = tf.convert_to_tensor(inputs, tf.string)
+        if text.shape.rank == 0:
+            return self.call(text[None])[0]
+        if text.shape.rank != 1:
+            raise ValueError(f"{self.name} takes strings of shape [batch], "
+                             f"got shape {text.shape}")
+        return self._wordpiece_ids(self.split_words(text))
+
+    def split_words(self, text):
+        """The basic tokenizer's words of `text` (tf.string [N]): ragged [N, None]."""
+        if self._special_pattern is None:
+            return self._basic(text)
+        # As in `FullTokenizer`: find special tokens in the decoded raw text,
+        # then tokenize the text between them. regex_split stops at a NUL;
+        # U+0001 is deleted by cleaning just like NUL, and splits nothing.
+        text = tf.strings.unicode_transcode(text, "UTF-8", "UTF-8", errors="ignore")
+        text = tf.strings.regex_replace(text, "\\x00", "\x01")
+        pieces = tf_text.regex_split(text, self._special_pattern, self._special_pattern)
+        flat = pieces.flat_values
+        special = tf.strings.regex_full_match(flat, self._special_pattern)
+        words = self._basic(tf.where(special, "", flat))
+        kept = tf.RaggedTensor.from_row_lengths(
+            tf.boolean_mask(flat, special), tf.cast(special, tf.int64))
+        return pieces.with_flat_values(tf.concat([words, kept], axis=1)).merge_dims(1, 2)
+
+    def _wordpiece_ids(self, words):
+        flat = words.flat_values
+        too_long = tf.strings.length(flat, unit="UTF8_CHAR") > MAX_INPUT_CHARS_PER_WORD
+        pieces = self._wordpiece.tokenize(tf.where(too_long, UNK_TOKEN, flat))
+        return words.with_flat_values(pieces).merge_dims(1, 2)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(vocabulary=list(self.vocabulary),
+                      do_lower_case=self.do_lower_case,
+                      keep_special_tokens=self.keep_special_tokens)
+        return config

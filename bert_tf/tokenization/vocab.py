@@ -1,0 +1,145 @@
+"""Vocabulary files and the casing guard of the original release.
+
+A vocabulary file holds one WordPiece token per line; a token's id is its line
+number (from 0). `load_vocab` reads such a file exactly as the original does
+(surrounding whitespace stripped, local paths or any `tf.io.gfile` URL) and
+checks what the original left to chance: the file exists, is not empty, has
+no duplicate tokens (ids would be ambiguous) and holds the special tokens the
+caller needs.
+
+`validate_case_matches_checkpoint` is the original's guard against
+fine-tuning a cased checkpoint with lower-cased text or the reverse, judged
+from the released checkpoints' folder names.
+"""
+
+import os
+import re
+
+import tensorflow as tf
+
+# Special tokens every BERT input needs; pretraining also needs [MASK], [PAD].
+DEFAULT_REQUIRED_TOKENS = ("[CLS]", "[SEP]", "[UNK]")
+PRETRAINING_REQUIRED_TOKENS = DEFAULT_REQUIRED_TOKENS + ("[MASK]", "[PAD]")
+
+# Folder names of the released checkpoints (including the compact models
+# and whole-word-masking variants), by the casing they were trained with.
+_LOWER_CASED_NAME = re.compile(
+    r"^(?:(?:wwm_)?uncased|multilingual|chinese)_L-\d+_H-\d+_A-\d+$")
+_CASED_NAME = re.compile(r"^(?:wwm_|multi_)?cased_L-\d+_H-\d+_A-\d+$")
+
+
+class VocabError(ValueError):
+    """A vocabulary file that is missing, empty or unusable; names the file."""
+
+
+def load_vocab(path, require=DEFAULT_REQUIRED_TOKENS):
+    """Reads a WordPiece vocabulary file.
+
+    Args:
+        path: the vocabulary file (local path or `tf.io.gfile` URL).
+        require: tokens that must be present.
+
+    Returns:
+        dict token -> id, in id order.
+
+    Raises:
+        VocabError: if the file is missing, unreadable, empty, repeats a
+            token, or lacks a token in `require`.
+
+    Example:
+
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+    ...     _ = f.write("[PAD]\\n[UNK]\\n[CLS]\\n[SEP]\\nhello\\n")
+    >>> load_vocab(f.name)["hello"]
+    4
+    """
+    path = os.fspath(path)
+    if not tf.io.gfile.exists(path) or tf.io.gfile.isdir(path):
+        raise VocabError(f"vocabulary file {path} does not exist")
+    try:
+        with tf.io.gfile.GFile(path, "rb") as reader:
+            text = reader.read().decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise VocabError(f"vocabulary file {path} is not UTF-8: {error}") from None
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()  # the newline ending the last line starts no token
+    return _index_tokens([line.strip() for line in lines], f"vocabulary file {path}",
+                         lambda index: f"{path}:{index + 1}", require)
+
+
+def vocabulary_list(vocabulary, require=DEFAULT_REQUIRED_TOKENS):
+    """A vocabulary given as a file path or as a list of tokens, checked, as a list.
+
+    This is how the Keras layers take their vocabulary (and keep it in their
+    config), with the same checks as `load_vocab`.
+
+    Raises:
+        VocabError: as `load_vocab`, or for entries that are not strings.
+    """
+    if isinstance(vocabulary, (str, os.PathLike)):
+        return list(load_vocab(vocabulary, require))
+    tokens = list(vocabulary)
+    for index, token in enumerate(tokens):
+        if not isinstance(token, str):
+            raise VocabError(f"vocabulary entry {index} is {token!r}, not a string")
+    _index_tokens(tokens, "vocabulary list", lambda index: f"vocabulary entry {index}",
+                  require)
+    return tokens
+
+
+def _index_tokens(tokens, source, position, require):
+    """dict token -> index of `tokens`, refusing what would make ids ambiguous."""
+    if not tokens:
+        raise VocabError(f"{source} is empty")
+    vocab = {}
+    for index, token in enumerate(tokens):
+        if token in vocab:
+            raise VocabError(
+                f"{position(index)}: token {token!r} repeats "
+                f"{position(vocab[token])}; ids would be ambiguous")
+        vocab[token] = index
+    missing = [token for token in require if token not in vocab]
+    if missing:
+        raise VocabError(f"{source} lacks the special tokens {missing}")
+    return vocab
+
+
+def checkpoint_model_name(init_checkpoint):
+    """The folder name that identifies a checkpoint, e.g. `uncased_L-12_H-768_A-12`.
+
+    Accepts `<folder>/bert_model.ckpt` (the original's form) or the folder.
+    """
+    path = os.fspath(init_checkpoint).rstrip("/")
+    match = re.match(r"^.*?([A-Za-z0-9_-]+)/bert_model\.ckpt", path)
+    return match.group(1) if match else os.path.basename(path)
+
+
+def validate_case_matches_checkpoint(do_lower_case, init_checkpoint):
+    """Refuses a `do_lower_case` that contradicts a released checkpoint's name.
+
+    Checkpoints whose folder is not a released name are not checked.
+
+    Raises:
+        ValueError: naming `--do_lower_case` and `--init_checkpoint`.
+
+    Example:
+
+    >>> validate_case_matches_checkpoint(True, "uncased_L-12_H-768_A-12/bert_model.ckpt")
+    >>> validate_case_matches_checkpoint(True, "my_model/bert_model.ckpt")
+    """
+    if not init_checkpoint:
+        return
+    name = checkpoint_model_name(init_checkpoint)
+    if _LOWER_CASED_NAME.match(name) and not do_lower_case:
+        wanted, casing = True, "lower-cased (uncased)"
+    elif _CASED_NAME.match(name) and do_lower_case:
+        wanted, casing = False, "cased"
+    else:
+        return
+    raise ValueError(
+        f"--do_lower_case={not wanted} does not match "
+        f"--init_checkpoint={init_checkpoint}: `{name}` is a {casing} model, "
+        f"so pass --do_lower_case={wanted} to tokenize text the way it was "
+        "pretrained.")
