@@ -18,5 +18,8 @@ $(STAMP): requirements.txt requirements-test.txt setup.py
 test: $(STAMP)
 	$(PY) -m pytest -q tests
 
+demo: $(STAMP)
+	PY=$(PY) bash demo/run_demo.sh $(if $(SENTENCE),"$(SENTENCE)")
+
 clean:
 	rm -rf $(VENV) build *.egg-info
