@@ -1,0 +1,115 @@
+"""Tokenized documents -> shuffled, serialized pretraining records.
+
+`RecordMaker.records` is the heart of the original tool, shared by both
+modes: shuffle the documents, make instances from every document
+`dupe_factor` times over (fresh masks each pass), shuffle all records. Exact
+mode runs it once over the whole corpus with `random.Random(random_seed)`;
+fast mode runs it per shard in worker processes (`start_worker`,
+`worker_records`).
+
+This module and everything it imports are free of TensorFlow, so fast
+mode's workers start in a fraction of a second and stay small.
+"""
+
+import dataclasses
+import random
+import time
+from typing import List, Mapping, Sequence
+
+from absl import logging
+
+from bert_tf.data.example_encoder import ExampleEncoder
+from bert_tf.data.masking import MaskedLmMasker
+from bert_tf.data.pretraining_instances import Document, InstanceConfig, InstanceMaker
+from bert_tf.data.random_draws import shuffle
+
+_PROGRESS_SECONDS = 10.0
+
+
+@dataclasses.dataclass
+class RunSummary:
+    """What a run (or one shard of it) read and wrote."""
+
+    num_documents: int = 0
+    num_sentences: int = 0
+    num_instances: int = 0
+    num_random_next: int = 0
+    seconds: float = 0.0
+
+    def add(self, other: "RunSummary") -> None:
+        """Adds another run's counts (not its time) to these."""
+        self.num_documents += other.num_documents
+        self.num_sentences += other.num_sentences
+        self.num_instances += other.num_instances
+        self.num_random_next += other.num_random_next
+
+    def log(self, output_files: Sequence[str]) -> None:
+        rate = self.num_instances / max(self.seconds, 1e-9)
+        logging.info("wrote %d instances (%.1f%% random next) from %d documents, %d sentences "
+                     "to %s in %.1fs (%.0f instances/s)", self.num_instances,
+                     100.0 * self.num_random_next / max(self.num_instances, 1),
+                     self.num_documents, self.num_sentences, ", ".join(output_files),
+                     self.seconds, rate)
+
+
+class RecordMaker:
+    """Makes the records of a set of tokenized documents, as the original does.
+
+    Args:
+      vocab: token -> id, in vocabulary-file order.
+      config: the instance-shaping flags.
+
+    Example:
+      >>> vocab = {t: i for i, t in enumerate(["[PAD]", "[CLS]", "[SEP]", "[MASK]", "a", "b"])}
+      >>> maker = RecordMaker(vocab, InstanceConfig(max_seq_length=8, dupe_factor=2))
+      >>> documents = [[[4, 5], [5, 4, 4]], [[5, 5, 5]]]
+      >>> len(maker.records(documents, random.Random(0), RunSummary()))
+      5
+    """
+
+    def __init__(self, vocab: Mapping[str, int], config: InstanceConfig):
+        masker = MaskedLmMasker(vocab, config.masked_lm_prob, config.max_predictions_per_seq,
+                                config.do_whole_word_mask)
+        self.instance_maker = InstanceMaker(config, masker, vocab["[CLS]"], vocab["[SEP]"])
+        self.encoder = ExampleEncoder(config.max_seq_length, config.max_predictions_per_seq,
+                                      max(vocab.values()) + 1)
+        self.dupe_factor = config.dupe_factor
+
+    def records(self, documents: List[Document], rng: random.Random,
+                summary: RunSummary) -> List[bytes]:
+        """Shuffles `documents` in place; returns their records, shuffled.
+
+        Counts what it made into `summary`.
+        """
+        shuffle(documents, rng)
+        records = []
+        last_report = time.monotonic()
+        for dupe in range(self.dupe_factor):
+            for index in range(len(documents)):
+                for instance in self.instance_maker.from_document(documents, index, rng):
+                    records.append(self.encoder.encode(instance))
+                    summary.num_random_next += instance.is_random_next
+                if time.monotonic() - last_report > _PROGRESS_SECONDS:
+                    last_report = time.monotonic()
+                    logging.info("pass %d/%d, document %d/%d: %d instances", dupe + 1,
+                                 self.dupe_factor, index + 1, len(documents), len(records))
+        shuffle(records, rng)
+        summary.num_documents += len(documents)
+        summary.num_sentences += sum(map(len, documents))
+        summary.num_instances += len(records)
+        return records
+
+
+_worker_maker = []
+
+
+def start_worker(vocab: Mapping[str, int], config: InstanceConfig) -> None:
+    """Process-pool initializer: builds this worker's RecordMaker once."""
+    _worker_maker[:] = [RecordMaker(vocab, config)]
+
+
+def worker_records(documents: List[Document], seed: str) -> tuple:
+    """Worker task: (records, RunSummary) of one shard, drawn from Random(seed)."""
+    summary = RunSummary()
+    records = _worker_maker[0].records(documents, random.Random(seed), summary)
+    return records, summary

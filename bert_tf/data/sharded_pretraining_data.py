@@ -1,0 +1,147 @@
+"""Fast mode: pretraining data from shards of documents, in worker processes.
+
+The original holds the whole corpus and every instance in memory and runs on
+one core. `create_sharded` streams each input file in blocks of up to
+`SHARDS_PER_BLOCK` shards' worth of text and deals each block's documents
+round-robin into shards of about `shard_bytes` of text (a shard never spans
+two files). The main process tokenizes each shard with the compiled
+tokenizer and hands it to one of `num_workers` worker processes, which run
+the original's algorithm on it (`RecordMaker.records`: shuffle, `dupe_factor`
+passes, shuffle) with their own generator, seeded from (random_seed, file
+name, shard number). The workers need no TensorFlow, so they start at once.
+
+- The output depends on the input, flags and shard size, never on the number
+  of workers or on timing: shards are written in input order, each shard's
+  records in its own shuffled order, round-robin over the output files.
+- A file gives the same records whether it is processed alone or in a list
+  (files with the same name get the same seeds), so a corpus can be split
+  over processes or machines, one group of input files each. Use that past
+  about 8 workers, when the main process's tokenizing becomes the limit.
+- Random next sentences come from another document of the same shard, which
+  samples its whole block rather than one run of neighbouring documents;
+  records are shuffled within a shard (the bounded shuffle buffer).
+- Memory holds one block of text and at most 2 * num_workers shards in flight.
+
+Per instance, the distribution is the original's: the same code makes it.
+"""
+
+import collections
+import concurrent.futures
+import multiprocessing
+import os
+import time
+from typing import Iterator, List, NamedTuple, Sequence
+
+from absl import logging
+
+from bert_tf.data.documents import iter_text_documents, read_lines, tokenize_documents
+from bert_tf.data.instance_records import RunSummary, start_worker, worker_records
+from bert_tf.data.line_tokenizer import LineTokenizer
+from bert_tf.data.pretraining_instances import InstanceConfig
+from bert_tf.data.tfrecord_writer import RoundRobinRecordWriter
+from bert_tf.tokenization.vocab import PRETRAINING_REQUIRED_TOKENS, load_vocab
+
+DEFAULT_SHARD_BYTES = 1 << 20
+SHARDS_PER_BLOCK = 16
+
+
+class Shard(NamedTuple):
+    """Whole documents (lists of sentence strings) from one input file."""
+
+    path: str
+    index: int
+    documents: List[List[str]]
+
+    def seed(self, random_seed: int) -> str:
+        """Seed of this shard's generator: independent of the file's directory."""
+        return f"{random_seed}/{os.path.basename(self.path)}/{self.index}"
+
+
+def _deal(path: str, documents: List[List[str]], size: int, shard_bytes: int,
+          first_index: int) -> List[Shard]:
+    """Deals `documents` round-robin into ceil(size / shard_bytes) shards."""
+    count = min(len(documents), -(-size // shard_bytes))
+    return [Shard(path, first_index + i, documents[i::count]) for i in range(count)]
+
+
+def iter_shards(input_files: Sequence[str], shard_bytes: int) -> Iterator[Shard]:
+    """Streams the input as shards of about `shard_bytes` characters of text.
+
+    Each file is read in blocks of up to `SHARDS_PER_BLOCK * shard_bytes`;
+    a block's documents are dealt round-robin into its shards, so a shard
+    samples the whole block (many books or topics), not a run of neighbours.
+    """
+    block_bytes = SHARDS_PER_BLOCK * shard_bytes
+    for path in input_files:
+        documents, size, index = [], 0, 0
+        for document in iter_text_documents(read_lines(path)):
+            documents.append(document)
+            size += sum(map(len, document))
+            if size >= block_bytes:
+                shards = _deal(path, documents, size, shard_bytes, index)
+                yield from shards
+                documents, size, index = [], 0, index + len(shards)
+        if documents:
+            yield from _deal(path, documents, size, shard_bytes, index)
+
+
+def ordered_map(executor, fn, items: Iterator, window: int) -> Iterator:
+    """`fn(*item)` for each item on `executor`, at most `window` pending, in order.
+
+    Unlike `executor.map`, items are pulled from the iterator only as results
+    are taken, so a streamed corpus is never read far ahead.
+    """
+    pending = collections.deque()
+    for item in items:
+        pending.append(executor.submit(fn, *item))
+        if len(pending) >= window:
+            yield pending.popleft().result()
+    while pending:
+        yield pending.popleft().result()
+
+
+def create_sharded(input_files: Sequence[str], output_files: Sequence[str], vocab_file: str,
+                   do_lower_case: bool, config: InstanceConfig, random_seed: int = 12345,
+                   num_workers: int = 2, shard_bytes: int = DEFAULT_SHARD_BYTES) -> RunSummary:
+    """Writes pretraining records for `input_files`, shard by shard, in parallel.
+
+    Args:
+      input_files: text files, one sentence per line, blank line between documents.
+      output_files: TFRecord files, written round-robin.
+      vocab_file: WordPiece vocabulary.
+      do_lower_case: lower-case and strip accents.
+      config: instance-shaping flags.
+      random_seed: base seed of every shard's generator.
+      num_workers: worker processes.
+      shard_bytes: text per shard; random next sentences come from the same shard.
+
+    Returns:
+      A RunSummary.
+
+    Raises:
+      ValueError: the input holds no text.
+    """
+    start = time.monotonic()
+    logging.info("fast mode, %d workers: %d input files -> %d output files", num_workers,
+                 len(input_files), len(output_files))
+    vocab = load_vocab(vocab_file, require=PRETRAINING_REQUIRED_TOKENS)
+    tokenize_lines = LineTokenizer(vocab_file, do_lower_case)
+    tasks = ((tokenize_documents(shard.documents, tokenize_lines), shard.seed(random_seed))
+             for shard in iter_shards(input_files, shard_bytes))
+    summary = RunSummary()
+    with RoundRobinRecordWriter(output_files) as writer, \
+            concurrent.futures.ProcessPoolExecutor(
+                num_workers, mp_context=multiprocessing.get_context("spawn"),
+                initializer=start_worker, initargs=(vocab, config)) as executor:
+        for number, (records, shard) in enumerate(
+                ordered_map(executor, worker_records, tasks, 2 * num_workers)):
+            writer.write_all(records)
+            summary.add(shard)
+            logging.info("shard %d: %d documents, %d instances; total %d instances, %.0f/s",
+                         number, shard.num_documents, shard.num_instances,
+                         summary.num_instances, summary.num_instances / (time.monotonic() - start))
+        if not summary.num_instances:
+            raise ValueError(f"no text in input files {', '.join(input_files)}")
+    summary.seconds = time.monotonic() - start
+    summary.log(output_files)
+    return summary

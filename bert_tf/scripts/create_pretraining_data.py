@@ -1,0 +1,98 @@
+"""Makes masked-LM / next-sentence pretraining TFRecords (the original's tool).
+
+    python create_pretraining_data.py --input_file=./sample_text.txt \
+      --output_file=/tmp/tf_examples.tfrecord --vocab_file=$BERT_DIR/vocab.txt \
+      --do_lower_case=True --max_seq_length=128 --max_predictions_per_seq=20 \
+      --masked_lm_prob=0.15 --random_seed=12345 --dupe_factor=5
+
+Input: one sentence per line, a blank line between documents; `--input_file`
+takes a comma list of files or globs, `--output_file` a comma list of files
+written round-robin. The flags and their defaults are the original's.
+
+With `--num_workers=1` (the default) the records are the original tool's,
+record for record, in the same order. `--num_workers=N` (N > 1) is the fast
+mode for big corpora: input files are streamed in shards of about
+`--shard_bytes` of text, N processes make the shards' instances, memory stays
+bounded; records are deterministic per input, flags and shard size (not per
+N), and follow the same distribution, but are not the original's.
+"""
+
+import sys
+
+from absl import app, flags
+
+from bert_tf.data.pretraining_instances import InstanceConfig
+
+FLAGS = flags.FLAGS
+flags.DEFINE_string("input_file", None, "Text to learn from: a comma list of files or globs; "
+                    "one sentence per line, a blank line between documents.")
+flags.DEFINE_string("output_file", None, "TFRecord file(s) to write: a comma list, filled in "
+                    "turn (record i goes to file i mod n).")
+flags.DEFINE_string("vocab_file", None, "WordPiece vocabulary of the model to pretrain.")
+flags.DEFINE_bool("do_lower_case", True, "Lower-case and strip accents: True for uncased "
+                  "models, False for cased ones.")
+flags.DEFINE_bool("do_whole_word_mask", False, "Mask all the pieces of a word together "
+                  "instead of each WordPiece on its own.")
+flags.DEFINE_integer("max_seq_length", 128, "Tokens per instance, [CLS] and [SEP]s included.")
+flags.DEFINE_integer("max_predictions_per_seq", 20, "Most masked-LM targets per instance.")
+flags.DEFINE_integer("random_seed", 12345, "Seed of every random choice.")
+flags.DEFINE_integer("dupe_factor", 10, "Passes over the input, each with new masks and pairs.")
+flags.DEFINE_float("masked_lm_prob", 0.15, "Share of the tokens to predict.")
+flags.DEFINE_float("short_seq_prob", 0.1, "Chance that a document aims at a random length "
+                   "shorter than max_seq_length.")
+flags.DEFINE_integer("num_workers", 1, "1: the original's records exactly. N > 1: fast mode, "
+                     "N processes over shards of the input (bounded memory).", lower_bound=1)
+flags.DEFINE_integer("shard_bytes", None, "Fast mode: characters of text per shard (default "
+                     "1 MiB); random next sentences and the shuffle stay within a shard.",
+                     lower_bound=1)
+
+
+def _config() -> InstanceConfig:
+    try:
+        return InstanceConfig(
+            max_seq_length=FLAGS.max_seq_length,
+            max_predictions_per_seq=FLAGS.max_predictions_per_seq,
+            masked_lm_prob=FLAGS.masked_lm_prob, short_seq_prob=FLAGS.short_seq_prob,
+            do_whole_word_mask=FLAGS.do_whole_word_mask, dupe_factor=FLAGS.dupe_factor)
+    except ValueError as error:
+        raise app.UsageError(f"--{error}") from None
+
+
+def _create(output_files, config):
+    # Imported here rather than at the top: fast mode's worker processes
+    # re-import the main module, and these modules load TensorFlow, which
+    # the workers do not need.
+    from bert_tf.data.documents import expand_input_files
+    from bert_tf.data.pretraining_data import create_exact
+    from bert_tf.data.sharded_pretraining_data import create_sharded
+
+    input_files = expand_input_files(FLAGS.input_file)
+    if FLAGS.num_workers == 1:
+        create_exact(input_files, output_files, FLAGS.vocab_file, FLAGS.do_lower_case, config,
+                     FLAGS.random_seed)
+    else:
+        shard_bytes = {} if FLAGS.shard_bytes is None else {"shard_bytes": FLAGS.shard_bytes}
+        create_sharded(input_files, output_files, FLAGS.vocab_file, FLAGS.do_lower_case, config,
+                       FLAGS.random_seed, FLAGS.num_workers, **shard_bytes)
+
+
+def main(argv):
+    if len(argv) > 1:
+        raise app.UsageError(f"unexpected arguments: {argv[1:]}")
+    config = _config()
+    output_files = [path.strip() for path in FLAGS.output_file.split(",") if path.strip()]
+    if not output_files:
+        raise app.UsageError(f"--output_file={FLAGS.output_file!r} names no file")
+    try:
+        _create(output_files, config)
+    except (OSError, ValueError) as error:  # VocabError is a ValueError
+        sys.exit(f"create_pretraining_data: error: {error}")
+
+
+def console_main():
+    flags.mark_flags_as_required(["input_file", "output_file", "vocab_file"])
+    app.run(main)
+
+
+if __name__ == "__main__":
+    console_main()

@@ -1,0 +1,120 @@
+"""Bad input to the pretraining-data tool: clear errors, or a warning and go on."""
+
+import logging
+import os
+
+import pytest
+import tensorflow as tf
+
+from bert_tf.data.documents import expand_input_files, read_lines
+from bert_tf.data.pretraining_data import create_exact
+from bert_tf.data.pretraining_instances import InstanceConfig
+from bert_tf.data.tfrecord_writer import RoundRobinRecordWriter
+from bert_tf.tokenization.vocab import VocabError
+from tests_shared import shared_path
+
+CONFIG = InstanceConfig(max_seq_length=64, max_predictions_per_seq=10, dupe_factor=2)
+
+
+def _write(path, data):
+    path.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
+    return str(path)
+
+
+def _count(path):
+    return sum(1 for _ in tf.data.TFRecordDataset(str(path)))
+
+
+def test_missing_input_names_the_pattern(tmp_path):
+    with pytest.raises(FileNotFoundError, match="nothing-here-"):
+        expand_input_files(f"{shared_path('corpus', 'sample_text.txt')},{tmp_path}/nothing-here-*")
+
+
+def test_input_files_come_in_the_original_order(tmp_path):
+    # The comma list's order, each glob expanded as tf.io.gfile.glob lists it.
+    for name in ("b1.txt", "b0.txt", "b2.txt", "a.txt"):
+        _write(tmp_path / name, "x\n")
+    assert expand_input_files(f"{tmp_path}/b*.txt, {tmp_path}/a.txt") == [
+        *tf.io.gfile.glob(f"{tmp_path}/b*.txt"), f"{tmp_path}/a.txt"]
+
+
+@pytest.mark.parametrize("text", ["", "\n\n \n\t\n", "\x00\x01\n\u200b\n"])
+def test_input_without_text_is_an_error_and_leaves_no_output(text, tmp_path, uncased_vocab_file):
+    source = _write(tmp_path / "empty.txt", text)
+    output = tmp_path / "out.tfrecord"
+    with pytest.raises(ValueError, match="no text in input files .*empty.txt"):
+        create_exact([source], [str(output)], uncased_vocab_file, True, CONFIG)
+    assert os.listdir(tmp_path) == ["empty.txt"]
+
+
+def test_undecodable_bytes_are_reported_by_line_and_dropped(tmp_path, caplog):
+    source = _write(tmp_path / "bad.txt", b"first line\nsec\xffond \xfe line\n\nthird\n")
+    with caplog.at_level(logging.WARNING):
+        lines = list(read_lines(source))
+    assert lines == ["first line", "second  line", "", "third"]
+    assert f"{source}:2: undecodable UTF-8" in caplog.text
+
+
+def test_awkward_documents_still_make_instances(tmp_path, uncased_vocab_file):
+    long_sentence = " ".join(["unbelievably"] * 400)
+    text = "\n".join([
+        "\n\n\n",                                   # empty documents
+        "A lonely one-sentence document.", "",
+        "\x07\x08", "",                             # a document that tokenizes to nothing
+        long_sentence, "",                          # one sentence longer than max_seq_length
+        "The first of two sentences.", "And the second one of them.",
+        "\r\n  \t",                                 # a whitespace-only line ends a document
+        "Windows line endings work too.\r", "Yes they do.\r\n",
+    ])
+    source = _write(tmp_path / "awkward.txt", text)
+    output = tmp_path / "out.tfrecord"
+    summary = create_exact([source], [str(output)], uncased_vocab_file, True, CONFIG)
+    assert summary.num_documents == 4
+    assert summary.num_instances == _count(output) > 0
+    for raw in tf.data.TFRecordDataset(str(output)):
+        example = tf.train.Example.FromString(raw.numpy())
+        assert sum(example.features.feature["input_mask"].int64_list.value) <= 64
+
+
+def test_vocab_without_special_tokens_names_the_file(tmp_path):
+    vocab = _write(tmp_path / "vocab.txt", "[PAD]\n[UNK]\n[CLS]\n[SEP]\nhello\n")
+    source = _write(tmp_path / "in.txt", "hello hello\nhello\n")
+    with pytest.raises(VocabError, match=r"vocab.txt.*\[MASK\]"):
+        create_exact([source], [str(tmp_path / "out.tfrecord")], vocab, True, CONFIG)
+
+
+def test_unwritable_output_fails_before_reading(tmp_path, uncased_vocab_file):
+    blocker = _write(tmp_path / "a_file", "not a directory")
+    with pytest.raises(OSError, match="cannot write output file .*a_file/out.tfrecord"):
+        create_exact([str(tmp_path / "never-read.txt")], [f"{blocker}/out.tfrecord"],
+                     uncased_vocab_file, True, CONFIG)
+
+
+def test_an_output_file_named_twice_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="named twice"):
+        RoundRobinRecordWriter([str(tmp_path / "a"), str(tmp_path / "b"), str(tmp_path / "a")])
+
+
+def test_files_appear_only_when_complete(tmp_path):
+    outputs = [str(tmp_path / "sub" / f"part{i}.tfrecord") for i in range(2)]
+    with pytest.raises(RuntimeError):
+        with RoundRobinRecordWriter(outputs) as writer:
+            writer.write_all([b"a", b"b", b"c"])
+            assert sorted(os.listdir(tmp_path / "sub")) == [
+                f"part{i}.tfrecord.incomplete-{os.getpid()}" for i in range(2)]
+            raise RuntimeError("interrupted")
+    assert os.listdir(tmp_path / "sub") == []
+    with RoundRobinRecordWriter(outputs) as writer:
+        writer.write_all([b"a", b"b", b"c"])
+    assert sorted(os.listdir(tmp_path / "sub")) == ["part0.tfrecord", "part1.tfrecord"]
+    assert [_count(p) for p in outputs] == [2, 1]
+
+
+def test_exact_mode_continues_a_document_across_files_like_the_original(tmp_path,
+                                                                        uncased_vocab_file):
+    # The original starts documents only at blank lines, not at file starts.
+    first = _write(tmp_path / "a.txt", "One sentence here.\nAnother one here.\n")
+    second = _write(tmp_path / "b.txt", "The same document goes on.\n\nA new document.\n")
+    summary = create_exact([first, second], [str(tmp_path / "out.tfrecord")],
+                           uncased_vocab_file, True, CONFIG)
+    assert (summary.num_documents, summary.num_sentences) == (2, 4)

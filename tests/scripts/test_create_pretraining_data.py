@@ -1,0 +1,57 @@
+"""create_pretraining_data.py from the command line, as users of the original run it."""
+
+import subprocess
+import sys
+
+import pytest
+import tensorflow as tf
+
+from tests_shared import REPO, shared_path
+
+
+def _run(*flags):
+    command = [sys.executable, str(REPO / "create_pretraining_data.py"), *flags]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300)
+
+
+def _examples(*paths):
+    return [tf.train.Example.FromString(r.numpy()) for r in tf.data.TFRecordDataset(
+        [str(p) for p in paths])]
+
+
+def test_original_command_line_writes_the_original_records(tmp_path, uncased_vocab_file):
+    outputs = [tmp_path / "a.tfrecord", tmp_path / "b.tfrecord"]
+    result = _run(f"--input_file={shared_path('corpus', 'sample_text.txt')}",
+                  f"--output_file={outputs[0]},{outputs[1]}",
+                  f"--vocab_file={uncased_vocab_file}", "--do_lower_case=True",
+                  "--max_seq_length=128", "--max_predictions_per_seq=20",
+                  "--masked_lm_prob=0.15", "--random_seed=12345", "--dupe_factor=10")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "wrote 118 instances" in result.stderr
+    golden = _examples(shared_path("golden", "sample_text_seed12345_dupe10.tfrecord"))
+    parts = [_examples(p) for p in outputs]
+    assert [parts[i % 2][i // 2] for i in range(len(golden))] == golden
+
+
+def test_fast_mode_from_the_command_line(tmp_path, uncased_vocab_file):
+    output = tmp_path / "fast.tfrecord"
+    result = _run(f"--input_file={shared_path('golden', 'gutenberg30.txt')}",
+                  f"--output_file={output}", f"--vocab_file={uncased_vocab_file}",
+                  "--dupe_factor=1", "--num_workers=2", "--shard_bytes=100000")
+    assert result.returncode == 0, result.stderr[-3000:]
+    # 308 kB of text in shards of 100 kB.
+    assert "shard 3:" in result.stderr and "shard 4:" not in result.stderr
+    assert f"wrote {len(_examples(output))} instances" in result.stderr
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--max_seq_length=4"], "--max_seq_length must be >= 5"),
+    (["--input_file=/nonexistent/dir/*.txt"], "'/nonexistent/dir/*.txt' matches no file"),
+])
+def test_bad_flags_get_a_clear_message(flags, message, tmp_path, uncased_vocab_file):
+    result = _run(f"--input_file={shared_path('corpus', 'sample_text.txt')}",
+                  f"--output_file={tmp_path / 'out.tfrecord'}",
+                  f"--vocab_file={uncased_vocab_file}", *flags)
+    assert result.returncode != 0
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
