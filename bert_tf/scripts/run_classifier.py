@@ -26,7 +26,7 @@ from bert_tf.tasks.glue_data import get_task, tsv_task
 from bert_tf.tasks.tfds_data import TfdsTask
 from bert_tf.tasks.xnli_data import XnliTask
 from bert_tf.tokenization import BertPreprocessor
-from bert_tf.training.trainer import write_eval_results
+from bert_tf.training.summaries import write_eval_results
 
 FLAGS = flags.FLAGS
 finetuning_flags.define_finetuning_flags()

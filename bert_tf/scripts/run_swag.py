@@ -20,7 +20,7 @@ from bert_tf.tasks import classification, multiple_choice
 from bert_tf.tasks.finetuning import build_trainer, num_train_steps
 from bert_tf.tasks.swag_data import NUM_CHOICES, read_swag
 from bert_tf.tokenization import BertPreprocessor
-from bert_tf.training.trainer import write_eval_results
+from bert_tf.training.summaries import write_eval_results
 
 FLAGS = flags.FLAGS
 finetuning_flags.define_finetuning_flags()
