@@ -1,0 +1,247 @@
+"""Times pretraining steps against HuggingFace (PyTorch) and keras-hub.
+
+One training step = forward, masked-LM loss on the 20 gathered prediction
+positions + next-sentence loss, backward, global-norm clipping to 1.0 and an
+AdamW update (weight decay 0.01, none on LayerNorm and bias), with dropout on,
+batch 32 x sequence 128 of real records written by the original tool
+(`../shared/data/golden/sample_text_seed12345_dupe10.tfrecord`). For each
+model size:
+
+* `ours`: `Trainer.train_steps` (the loop every runner uses) over
+  `BertPretrainer`, without and with XLA (`--jit_compile`);
+* `hf`: `transformers.BertForPreTraining` on PyTorch, the masked-LM head applied
+  to the same gathered positions and the same losses, `torch.optim.AdamW`;
+* `hf_all_positions`: the same model called the usual HuggingFace way
+  (`labels=`, `next_sentence_label=`): its head scores every position;
+* `keras_hub`: `keras_hub.models.BertBackbone` with keras-hub's
+  `MaskedLMHead` on the gathered positions (what `BertMaskedLM` builds) and a
+  dense next-sentence head, trained with `Model.train_on_batch` and the same
+  Keras AdamW recipe (its default `jit_compile="auto"`, i.e. XLA).
+
+After warm-up (tracing, XLA compilation), timed steps go round robin over the
+implementations, so load from other processes spreads over all of them. The
+table gives sequences per second from the median step, the min-max range and
+the CPU share (process CPU time / wall time / threads: well under 100% means
+other processes took the cores).
+
+Example:
+
+    TF_CPP_MIN_LOG_LEVEL=2 .venv/bin/python bench/pretraining_speed.py \
+        --sizes=mini,small --iterations=5 --warmup=2
+"""
+
+import datetime
+import os
+import pathlib
+import statistics
+import sys
+import tempfile
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+
+from absl import app, flags  # noqa: E402
+import keras  # noqa: E402
+import keras_hub  # noqa: E402
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+import torch  # noqa: E402
+import transformers  # noqa: E402
+
+from bert_tf.config import NAMED_SIZES, BertConfig  # noqa: E402
+from bert_tf.data import readers  # noqa: E402
+from bert_tf.modeling.pretrainer import BertPretrainer  # noqa: E402
+from bert_tf.training.optimization import create_optimizer  # noqa: E402
+from bert_tf.training.pretraining_losses import pretraining_objective  # noqa: E402
+from bert_tf.training.trainer import Trainer  # noqa: E402
+
+IMPLEMENTATIONS = ("ours", "hf", "hf_all_positions", "keras_hub")
+RECORDS = pathlib.Path(__file__).resolve().parent.parent.parent / (
+    "shared/data/golden/sample_text_seed12345_dupe10.tfrecord")
+
+FLAGS = flags.FLAGS
+flags.DEFINE_list("sizes", ["mini", "small"], "Named model sizes to time.")
+flags.DEFINE_list("implementations", list(IMPLEMENTATIONS), "Which trainers to time.")
+flags.DEFINE_integer("batch_size", 32, "Sequences per step.", lower_bound=1)
+flags.DEFINE_integer("iterations", 5, "Timed steps per implementation.", lower_bound=1)
+flags.DEFINE_integer("warmup", 2, "Untimed steps first (tracing, XLA).", lower_bound=1)
+flags.DEFINE_integer("threads", len(os.sched_getaffinity(0)),
+                     "Compute threads for TensorFlow and PyTorch.", lower_bound=1)
+flags.register_validator("sizes", lambda v: set(v) <= set(NAMED_SIZES),
+                         f"--sizes: each must be one of {', '.join(NAMED_SIZES)}")
+flags.register_validator("implementations", lambda v: set(v) <= set(IMPLEMENTATIONS),
+                         f"--implementations: each must be one of {', '.join(IMPLEMENTATIONS)}")
+
+
+def real_batch(batch_size):
+    dataset = readers.pretraining_dataset(str(RECORDS), 128, 20, batch_size, is_training=False)
+    return {name: value.numpy() for name, value in next(iter(dataset.repeat())).items()}
+
+
+def our_runners(config, batch):
+    """One `Trainer.train_steps` call of one step, without and with XLA."""
+    strategy = tf.distribute.get_strategy()
+    runners = {}
+    for jit in (False, True):
+        trainer = Trainer(BertPretrainer(config), create_optimizer(1e-4, 10000, 100),
+                          pretraining_objective(), strategy, tempfile.mkdtemp(),
+                          global_batch_size=len(batch["input_ids"]), jit_compile=jit)
+        iterator = iter(strategy.distribute_datasets_from_function(
+            lambda context: tf.data.Dataset.from_tensors(batch).repeat()))
+        one = tf.constant(1)
+        runners[("ours", jit)] = (
+            lambda trainer=trainer, iterator=iterator: float(trainer.train_steps(iterator, one)[1]))
+    return runners
+
+
+def _hf_model(config):
+    hf_config = transformers.BertConfig(
+        vocab_size=config.vocab_size, hidden_size=config.hidden_size,
+        num_hidden_layers=config.num_hidden_layers,
+        num_attention_heads=config.num_attention_heads,
+        intermediate_size=config.intermediate_size, hidden_act="gelu_new",
+        max_position_embeddings=config.max_position_embeddings,
+        type_vocab_size=config.type_vocab_size, layer_norm_eps=1e-12)
+    model = transformers.BertForPreTraining(hf_config).train()
+    no_decay = [p for n, p in model.named_parameters() if "LayerNorm" in n or "bias" in n]
+    decay = [p for n, p in model.named_parameters() if not ("LayerNorm" in n or "bias" in n)]
+    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01},
+                                   {"params": no_decay, "weight_decay": 0.0}],
+                                  lr=1e-4, eps=1e-6)
+    return model, optimizer
+
+
+def hf_runners(config, batch):
+    """BertForPreTraining's encoder and heads, the MLM head on the gathered positions."""
+    model, optimizer = _hf_model(config)
+    t = {k: torch.from_numpy(v) for k, v in batch.items()}
+    rows = torch.arange(len(batch["input_ids"]))[:, None]
+
+    def step():
+        outputs = model.bert(input_ids=t["input_ids"].long(),
+                             attention_mask=t["input_mask"].long(),
+                             token_type_ids=t["segment_ids"].long())
+        gathered = outputs.last_hidden_state[rows, t["masked_lm_positions"].long()]
+        logits = model.cls.predictions(gathered)
+        nll = torch.nn.functional.cross_entropy(
+            logits.transpose(1, 2), t["masked_lm_ids"].long(), reduction="none")
+        weights = t["masked_lm_weights"]
+        loss = (weights * nll).sum() / (weights.sum() + 1e-5) + torch.nn.functional.cross_entropy(
+            model.cls.seq_relationship(outputs.pooler_output), t["next_sentence_labels"][:, 0].long())
+        return _torch_update(model, optimizer, loss)
+
+    return {("hf", False): step}
+
+
+def hf_all_positions_runners(config, batch):
+    """BertForPreTraining as usually called: labels on the masked positions, -100 elsewhere."""
+    model, optimizer = _hf_model(config)
+    labels = np.full(batch["input_ids"].shape, -100, "int64")
+    for row in range(len(labels)):
+        real = batch["masked_lm_weights"][row] > 0
+        labels[row, batch["masked_lm_positions"][row][real]] = batch["masked_lm_ids"][row][real]
+    inputs = {"input_ids": torch.from_numpy(batch["input_ids"]).long(),
+              "attention_mask": torch.from_numpy(batch["input_mask"]).long(),
+              "token_type_ids": torch.from_numpy(batch["segment_ids"]).long(),
+              "labels": torch.from_numpy(labels),
+              "next_sentence_label": torch.from_numpy(batch["next_sentence_labels"][:, 0]).long()}
+    return {("hf_all_positions", False): lambda: _torch_update(model, optimizer,
+                                                               model(**inputs).loss)}
+
+
+def _torch_update(model, optimizer, loss):
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
+def keras_hub_runners(config, batch):
+    """keras-hub's backbone and MaskedLMHead (as in BertMaskedLM) plus an NSP dense layer."""
+    backbone = keras_hub.models.BertBackbone(
+        vocabulary_size=config.vocab_size, num_layers=config.num_hidden_layers,
+        num_heads=config.num_attention_heads, hidden_dim=config.hidden_size,
+        intermediate_dim=config.intermediate_size,
+        max_sequence_length=config.max_position_embeddings, num_segments=config.type_vocab_size)
+    inputs = {**backbone.input,
+              "mask_positions": keras.Input((None,), dtype="int32", name="mask_positions")}
+    outputs = backbone({k: inputs[k] for k in backbone.input})
+    mlm = keras_hub.layers.MaskedLMHead(
+        vocabulary_size=config.vocab_size, token_embedding=backbone.token_embedding,
+        intermediate_activation="gelu", name="mlm")(outputs["sequence_output"],
+                                                    inputs["mask_positions"])
+    nsp = keras.layers.Dense(2, name="nsp")(outputs["pooled_output"])
+    model = keras.Model(inputs, {"mlm": mlm, "nsp": nsp})
+    optimizer = create_optimizer(1e-4, 10000, 100)
+    optimizer.global_clipnorm = 1.0  # one device: Keras' own clipping is exact
+    model.compile(optimizer=optimizer,
+                  loss={"mlm": keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                        "nsp": keras.losses.SparseCategoricalCrossentropy(from_logits=True)})
+    x = {"token_ids": batch["input_ids"], "segment_ids": batch["segment_ids"],
+         "padding_mask": batch["input_mask"], "mask_positions": batch["masked_lm_positions"]}
+    y = {"mlm": batch["masked_lm_ids"], "nsp": batch["next_sentence_labels"]}
+    weights = {"mlm": batch["masked_lm_weights"],
+               "nsp": np.ones(len(batch["input_ids"]), "float32")}
+    return {("keras_hub", True): lambda: model.train_on_batch(x, y, sample_weight=weights)}
+
+
+BUILDERS = {"ours": our_runners, "hf": hf_runners,
+            "hf_all_positions": hf_all_positions_runners, "keras_hub": keras_hub_runners}
+
+
+def time_round_robin(runners, warmup, iterations):
+    """`{key: [(wall seconds, process CPU seconds), ...]}` of interleaved timed steps."""
+    for run in runners.values():
+        for _ in range(warmup):
+            run()
+    times = {key: [] for key in runners}
+    for _ in range(iterations):
+        for key, run in runners.items():
+            wall, cpu = time.perf_counter(), time.process_time()
+            run()
+            times[key].append((time.perf_counter() - wall, time.process_time() - cpu))
+    return times
+
+
+def markdown_table(rows, batch_size, threads):
+    lines = ["| size | implementation | XLA | seq/s | ms/step | range ms | CPU share |",
+             "|---|---|---|---:|---:|---:|---:|"]
+    for size, name, jit, samples in rows:
+        walls = [wall for wall, _ in samples]
+        median = statistics.median(walls)
+        share = sum(cpu for _, cpu in samples) / sum(walls) / threads
+        lines.append(f"| {size} | {name} | {'yes' if jit else 'no'} | {batch_size / median:.1f} "
+                     f"| {median * 1e3:.0f} | {min(walls) * 1e3:.0f}-{max(walls) * 1e3:.0f} "
+                     f"| {100 * share:.0f}% |")
+    return "\n".join(lines)
+
+
+def main(argv):
+    del argv
+    tf.config.threading.set_intra_op_parallelism_threads(FLAGS.threads)
+    torch.set_num_threads(FLAGS.threads)
+    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
+    batch = real_batch(FLAGS.batch_size)
+    rows = []
+    for size in FLAGS.sizes:
+        print(f"timing {size} ...", file=sys.stderr, flush=True)
+        config = BertConfig.named(size)
+        runners = {}
+        for name in FLAGS.implementations:
+            runners.update(BUILDERS[name](config, batch))
+        times = time_round_robin(runners, FLAGS.warmup, FLAGS.iterations)
+        rows += [(size, name, jit, samples) for (name, jit), samples in times.items()]
+    print(f"# {datetime.datetime.now().isoformat(timespec='seconds')}, {FLAGS.threads} threads; "
+          f"tensorflow {tf.__version__}, keras-hub {keras_hub.__version__}, transformers "
+          f"{transformers.__version__}, torch {torch.__version__}")
+    print(f"# load average at start (1, 5, 15 min): {load}")
+    print(f"# pretraining steps: batch {FLAGS.batch_size} x seq 128, 20 masked-LM predictions + "
+          f"NSP, AdamW, clip 1.0; {FLAGS.warmup} warm-up + {FLAGS.iterations} timed steps each, "
+          "round robin")
+    print(markdown_table(rows, FLAGS.batch_size, FLAGS.threads))
+
+
+if __name__ == "__main__":
+    app.run(main)

@@ -1,0 +1,50 @@
+"""`--init_checkpoint`: start a run from the original's weights or from ours.
+
+An original TF1 checkpoint (or one exported by us with `save_tf1_checkpoint`,
+or HuggingFace safetensors) is read by name with `bert_tf.checkpoints.restore`.
+A training checkpoint written by `Trainer` (`output_dir/ckpt-N`) is an
+object-based TensorFlow checkpoint; its model weights are read into a model
+of the same kind. Either way only weights are taken: the new run starts at
+step 0 with a fresh optimizer, as the original does.
+"""
+
+import tensorflow as tf
+from absl import logging
+
+from bert_tf.checkpoints import CheckpointError, is_huggingface, restore
+from bert_tf.checkpoints.tf1 import resolve_checkpoint_prefix
+
+_OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
+
+
+def is_training_checkpoint(prefix):
+    """True for an object-based checkpoint (what `tf.train.Checkpoint` writes)."""
+    return _OBJECT_GRAPH_KEY in tf.train.load_checkpoint(prefix).get_variable_to_shape_map()
+
+
+def initialize_from_checkpoint(model, path):
+    """Loads `model`'s weights from `path`, whichever of our formats it is.
+
+    Args:
+        model: a built Keras model containing our encoder and/or heads.
+        path: an original-format checkpoint (prefix, `.index` or folder),
+            HuggingFace safetensors, or a `Trainer` checkpoint prefix/folder.
+
+    Raises:
+        CheckpointError: naming the file, when it does not fit the model.
+    """
+    if is_huggingface(path):
+        return restore(model, path)
+    prefix = resolve_checkpoint_prefix(path)
+    if not is_training_checkpoint(prefix):
+        return restore(model, prefix)
+    status = tf.train.Checkpoint(model=model).read(prefix)
+    try:
+        status.assert_existing_objects_matched()
+    except AssertionError as e:
+        raise CheckpointError(
+            f"{prefix}: a training checkpoint of another kind of model ({e}); pass the "
+            "bert_model.ckpt exported beside it instead") from None
+    status.expect_partial()  # the optimizer's slots are not wanted
+    logging.info("%s: restored the model weights of a training checkpoint", prefix)
+    return None

@@ -1,0 +1,253 @@
+"""`Trainer`: the one distributed training and evaluation loop of every runner.
+
+Why a hand-written loop: with Keras 3.15 / TF 2.21, `Model.fit` fails under
+`MultiWorkerMirroredStrategy`, the optimizer's gradient accumulation fails
+under `MirroredStrategy`, and `compile(jit_compile=True)` cannot reach
+variables on other devices. A `strategy.run` of a per-replica step
+(`steps.StepFunctions`) inside a `tf.function` works with every strategy.
+What Keras and TF have is used as is: Keras models, optimizers and
+schedules, `tf.train.Checkpoint` + `CheckpointManager`, `tf.summary`.
+
+A task supplies a Keras model, a Keras optimizer (both made inside
+`strategy.scope()`), an `Objective` (losses, their weights, metrics) and
+input functions (`input_context -> tf.data.Dataset` of feature dicts);
+the trainer does the rest:
+
+* several steps per `tf.function` call (`steps_per_execution`), each step
+  consuming `gradient_accumulation_steps` micro-batches;
+* a checkpoint in `output_dir` every `save_checkpoints_steps` steps and at
+  the end; `restore_latest` resumes an interrupted run where its last
+  checkpoint left it;
+* a non-finite loss stops the run, naming the step, before anything is
+  saved, so the last checkpoint on disk is the last good one;
+* a progress line (step, loss, metrics, learning rate, sequences/s) and
+  TensorBoard scalars in `output_dir/train` (chief only).
+
+Example (`model`, `optimizer` built under `strategy.scope()`):
+
+    trainer = Trainer(model, optimizer, pretraining_objective(), strategy,
+                      "/tmp/run", global_batch_size=32)
+    trainer.restore_latest()
+    trainer.train(train_dataset_fn, num_steps=1000)
+    results = trainer.evaluate(eval_dataset_fn, max_steps=100)
+"""
+
+import os
+import shutil
+import time
+
+import numpy as np
+import tensorflow as tf
+from absl import logging
+
+from bert_tf.training import distribution
+from bert_tf.training.objective import metric_values
+from bert_tf.training.steps import StepFunctions
+from bert_tf.training.summaries import write_scalars
+
+
+class NonFiniteLossError(RuntimeError):
+    """Training produced a NaN or infinite loss."""
+
+
+class Trainer:
+    """Trains and evaluates a Keras model under any `tf.distribute` strategy.
+
+    Args:
+        model: Keras model built under `strategy.scope()`.
+        optimizer: Keras optimizer built under `strategy.scope()`, without clipping.
+        objective: the task's `Objective`.
+        strategy: the `tf.distribute.Strategy`.
+        output_dir: checkpoints, summaries and results go here.
+        global_batch_size: examples per optimizer step (all replicas, all
+            micro-batches), for the sequences/s figure.
+        gradient_accumulation_steps: micro-batches per optimizer step.
+        steps_per_execution: training steps per `tf.function` call.
+        save_checkpoints_steps: checkpoint period in steps.
+        clip_norm: global gradient norm to clip to (None: no clipping).
+        jit_compile: XLA-compile each replica's forward and backward pass.
+        max_checkpoints_to_keep: older checkpoints are deleted.
+    """
+
+    def __init__(self, model, optimizer, objective, strategy, output_dir, global_batch_size,
+                 gradient_accumulation_steps=1, steps_per_execution=1,
+                 save_checkpoints_steps=1000, clip_norm=1.0, jit_compile=False,
+                 max_checkpoints_to_keep=5):
+        for name, value in (("gradient_accumulation_steps", gradient_accumulation_steps),
+                            ("steps_per_execution", steps_per_execution),
+                            ("save_checkpoints_steps", save_checkpoints_steps)):
+            if value < 1:
+                raise ValueError(f"{name} must be at least 1, got {value}")
+        self.model = model
+        self.optimizer = optimizer
+        self.objective = objective
+        self.strategy = strategy
+        self.output_dir = output_dir
+        self.global_batch_size = global_batch_size
+        self.accumulation = gradient_accumulation_steps
+        self.steps_per_execution = steps_per_execution
+        self.save_checkpoints_steps = save_checkpoints_steps
+        self.is_chief = distribution.is_chief(strategy)
+        with strategy.scope():
+            optimizer.build(model.trainable_variables)
+            self.global_step = tf.Variable(
+                0, dtype=tf.int64, trainable=False, name="global_step",
+                aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA)
+        self.steps = StepFunctions(model, optimizer, objective, clip_norm, jit_compile)
+        self.checkpoint = tf.train.Checkpoint(model=model, optimizer=optimizer,
+                                              global_step=self.global_step)
+        self._checkpoint_dir = output_dir if self.is_chief else os.path.join(
+            output_dir, f".worker_{strategy.cluster_resolver.task_id}")
+        self.manager = tf.train.CheckpointManager(
+            self.checkpoint, self._checkpoint_dir, max_to_keep=max_checkpoints_to_keep)
+        self._writers = {}
+        # Plain graph code throughout: autograph would only add minutes of tracing.
+        self.train_steps = tf.function(self._train_steps, autograph=False)
+        self._eval_step = tf.function(self._eval_step_fn, autograph=False)
+
+    # -- checkpoints ------------------------------------------------------
+
+    def restore_latest(self):
+        """Restores the newest checkpoint of `output_dir`; returns its step, or None."""
+        latest = tf.train.latest_checkpoint(self.output_dir)
+        if latest is None:
+            return None
+        self.checkpoint.restore(latest).assert_existing_objects_matched()
+        logging.info("resumed from %s at step %d", latest, int(self.global_step.numpy()))
+        return int(self.global_step.numpy())
+
+    def save(self):
+        """Writes a checkpoint of the current step (every worker must call it)."""
+        path = self.manager.save(checkpoint_number=self.global_step)
+        if not self.is_chief:  # other workers write to a scratch folder
+            shutil.rmtree(self._checkpoint_dir, ignore_errors=True)
+        return path
+
+    # -- training ---------------------------------------------------------
+
+    def _zero_metrics(self):
+        return {name: tf.zeros([2]) for name in self.objective.metric_names}
+
+    def _train_steps(self, iterator, num_steps):
+        """Runs up to `num_steps` steps from a distributed iterator (one `tf.function` call).
+
+        Stops after the first non-finite loss. No checkpoints, summaries or logs:
+        `train` adds those.
+
+        Returns:
+            `(steps done with a finite loss, their loss sum, their metric sums,
+            the last loss)`.
+        """
+
+        def step(done, loss_sum, metrics, last_loss, finite):
+            batches = tuple(next(iterator) for _ in range(self.accumulation))
+            loss, step_metrics = self._sum_over_replicas(
+                self.strategy.run(self.steps.train, args=(batches,)))
+            finite = tf.math.is_finite(loss)
+            counted = tf.cast(finite, tf.float32)
+            with tf.control_dependencies([loss]):
+                self.global_step.assign_add(tf.cast(finite, tf.int64))
+            metrics = {name: metrics[name] + counted * step_metrics[name] for name in metrics}
+            return (done + tf.cast(finite, tf.int32), loss_sum + counted * loss, metrics, loss,
+                    finite)
+
+        def more(done, loss_sum, metrics, last_loss, finite):
+            return tf.logical_and(finite, done < num_steps)
+
+        initial = (tf.constant(0), tf.constant(0.0), self._zero_metrics(), tf.constant(0.0),
+                   tf.constant(True))
+        done, loss_sum, metrics, last_loss, _ = tf.while_loop(more, step, initial)
+        return done, loss_sum, metrics, last_loss
+
+    def train(self, dataset_fn, num_steps):
+        """Trains until `global_step` reaches `num_steps`; saves the last checkpoint.
+
+        Args:
+            dataset_fn: `input_context -> tf.data.Dataset` of micro-batches,
+                repeated as long as training needs.
+            num_steps: the final global step.
+
+        Returns:
+            The metrics (and `loss`) of the last logged steps.
+
+        Raises:
+            NonFiniteLossError: the loss became NaN or infinite.
+        """
+        dataset = self.strategy.distribute_datasets_from_function(dataset_fn)
+        iterator = iter(dataset)
+        writer = self._summary_writer("train")
+        step, results = int(self.global_step.numpy()), {}
+        while step < num_steps:
+            next_save = (step // self.save_checkpoints_steps + 1) * self.save_checkpoints_steps
+            count = min(self.steps_per_execution, num_steps - step, next_save - step)
+            start = time.time()
+            done, loss_sum, metrics, last_loss = self.train_steps(iterator, tf.constant(count))
+            done = int(done)
+            step += done
+            if done < count:
+                last_good = self.manager.latest_checkpoint or "none"
+                raise NonFiniteLossError(
+                    f"loss is {float(last_loss)} at training step {step + 1}; stopping. "
+                    f"The last good checkpoint is {last_good}.")
+            results = {"loss": float(loss_sum) / done,
+                       **metric_values({k: v.numpy() for k, v in metrics.items()})}
+            self._report(writer, step, num_steps, results,
+                         done * self.global_batch_size / (time.time() - start))
+            if step % self.save_checkpoints_steps == 0 or step == num_steps:
+                self.save()
+        return results
+
+    def _report(self, writer, step, num_steps, results, sequences_per_second):
+        learning_rate = float(tf.convert_to_tensor(self.optimizer.learning_rate))
+        scalars = dict(results, learning_rate=learning_rate,
+                       sequences_per_second=sequences_per_second)
+        write_scalars(writer, step, scalars)
+        shown = " ".join(f"{name}={value:.4f}" for name, value in results.items())
+        logging.info("step %d/%d %s learning_rate=%.3e sequences/s=%.1f", step, num_steps,
+                     shown, learning_rate, sequences_per_second)
+
+    def _summary_writer(self, name):
+        """The writer of `output_dir/name` (one per run and name; a no-op off the chief)."""
+        if name not in self._writers:
+            self._writers[name] = (
+                tf.summary.create_file_writer(os.path.join(self.output_dir, name))
+                if self.is_chief else tf.summary.create_noop_writer())
+        return self._writers[name]
+
+    # -- evaluation -------------------------------------------------------
+
+    def _eval_step_fn(self, batch):
+        loss, metrics = self.strategy.run(self.steps.evaluate, args=(batch,))
+        return self._sum_over_replicas((loss, metrics))
+
+    def _sum_over_replicas(self, values):
+        return tf.nest.map_structure(
+            lambda value: self.strategy.reduce("SUM", value, axis=None), values)
+
+    def evaluate(self, dataset_fn, max_steps=None):
+        """Evaluates on up to `max_steps` batches of a finite dataset.
+
+        Returns:
+            `{"global_step", "loss" (mean over batches), each metric}`;
+            also written as TensorBoard scalars in `output_dir/eval`.
+        """
+        dataset = self.strategy.distribute_datasets_from_function(dataset_fn)
+        loss_sum, batches = 0.0, 0
+        sums = {name: np.zeros(2) for name in self.objective.metric_names}
+        for batch in dataset:
+            if max_steps is not None and batches >= max_steps:
+                break
+            loss, metrics = self._eval_step(batch)
+            loss_sum += float(loss)
+            batches += 1
+            for name, value in metrics.items():
+                sums[name] += value.numpy()
+        if not batches:
+            raise ValueError("evaluation dataset yielded no batch (fewer examples than "
+                             "eval_batch_size?)")
+        step = int(self.global_step.numpy())
+        results = {"global_step": step, "loss": loss_sum / batches, **metric_values(sums)}
+        write_scalars(self._summary_writer("eval"), step,
+                      {k: v for k, v in results.items() if k != "global_step"})
+        logging.info("evaluation at step %d over %d batches: %s", step, batches, results)
+        return results

@@ -1,0 +1,116 @@
+"""run_pretraining.py as a user runs it: killed and restarted, the README command, bad flags."""
+
+import os
+import re
+import signal
+import subprocess
+import time
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from bert_tf.config import BertConfig
+from bert_tf.modeling.pretrainer import BertPretrainer
+from bert_tf.training.init_checkpoint import initialize_from_checkpoint
+from training.pretraining_runs import TINY_CONFIG, environment, pretraining_command
+
+STEPS = 80
+
+
+@pytest.fixture(scope="module")
+def resumed_run(tmp_path_factory, uncased_vocab_file):
+    """A run killed with SIGKILL after its first checkpoint, then started again."""
+    folder = tmp_path_factory.mktemp("run")
+    output_dir = folder / "out"
+    command = pretraining_command(
+        str(folder), str(output_dir), "--do_train", "--do_eval", "--train_batch_size=8",
+        f"--num_train_steps={STEPS}", "--num_warmup_steps=5", "--save_checkpoints_steps=5",
+        "--iterations_per_loop=5", "--max_eval_steps=3", "--mixed_precision=mixed_bfloat16",
+        f"--vocab_file={uncased_vocab_file}")
+    first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             text=True, env=environment())
+    deadline = time.time() + 300
+    while tf.train.latest_checkpoint(str(output_dir)) is None:  # ckpt-5 written and listed
+        assert first.poll() is None, first.stderr.read()[-3000:]
+        assert time.time() < deadline, "no first checkpoint after 300 s"
+        time.sleep(0.05)
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    killed_at = int(tf.train.latest_checkpoint(str(output_dir)).rsplit("-", 1)[1])
+    second = subprocess.run(command, capture_output=True, text=True, timeout=600,
+                            env=environment())
+    return {"output_dir": output_dir, "killed_at": killed_at, "result": second,
+            "first_returncode": first.returncode}
+
+
+def test_killed_run_resumes_from_its_last_checkpoint(resumed_run):
+    result, output_dir = resumed_run["result"], resumed_run["output_dir"]
+    assert resumed_run["first_returncode"] == -signal.SIGKILL
+    assert 5 <= resumed_run["killed_at"] < STEPS
+    assert result.returncode == 0, result.stderr[-3000:]
+    resumed = re.search(r"resumed from \S+ckpt-(\d+) at step (\d+)", result.stderr)
+    assert resumed, result.stderr[-3000:]
+    assert int(resumed.group(1)) == int(resumed.group(2)) == resumed_run["killed_at"]
+    first_line = re.search(r"step (\d+)/80 loss=", result.stderr)
+    assert int(first_line.group(1)) == resumed_run["killed_at"] + 5
+    assert tf.train.latest_checkpoint(str(output_dir)).endswith(f"ckpt-{STEPS}")
+
+
+def test_progress_lines_and_eval_results(resumed_run):
+    stderr, output_dir = resumed_run["result"].stderr, resumed_run["output_dir"]
+    line = re.findall(r"step 80/80 (.*)", stderr)[0]
+    for key in ("loss=", "masked_lm_accuracy=", "learning_rate=", "sequences/s="):
+        assert key in line
+    results = dict(l.split(" = ") for l in (output_dir / "eval_results.txt").read_text()
+                   .splitlines())
+    assert list(results) == ["global_step", "loss", "masked_lm_accuracy", "masked_lm_loss",
+                             "next_sentence_accuracy", "next_sentence_loss"]
+    assert results["global_step"] == str(STEPS)
+    assert 0 < float(results["masked_lm_loss"]) < float(results["loss"])
+
+
+def test_final_model_is_an_original_release_folder(resumed_run):
+    """bert_model.ckpt (original names) holds the weights of the last training checkpoint."""
+    output_dir = resumed_run["output_dir"]
+    assert {"bert_model.ckpt.index", "bert_config.json", "vocab.txt"} <= set(
+        os.listdir(output_dir))
+    names = dict(tf.train.list_variables(str(output_dir / "bert_model.ckpt")))
+    assert names["cls/predictions/output_bias"] == [30522]
+    assert names["cls/seq_relationship/output_weights"] == [2, 32]
+    config = BertConfig.from_json_file(str(output_dir / "bert_config.json"))
+    assert config.to_dict() == TINY_CONFIG
+    exported, trained = BertPretrainer(config), BertPretrainer(config)
+    initialize_from_checkpoint(exported, str(output_dir / "bert_model.ckpt"))
+    initialize_from_checkpoint(trained, str(output_dir))  # the newest ckpt-N
+    for a, b in zip(exported.weights, trained.weights):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_the_original_readme_command_runs_unchanged(resumed_run, tmp_path):
+    """The README's flags, starting from the run's exported original checkpoint."""
+    init = resumed_run["output_dir"]
+    command = pretraining_command(
+        str(tmp_path), str(tmp_path / "pretraining_output"), "--do_train=True",
+        "--do_eval=True", f"--init_checkpoint={init / 'bert_model.ckpt'}",
+        "--train_batch_size=32", "--num_train_steps=20", "--num_warmup_steps=10",
+        "--learning_rate=2e-5")
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600,
+                            env=environment())
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "restored" in result.stderr and "resumed" not in result.stderr
+    results = (tmp_path / "pretraining_output" / "eval_results.txt").read_text()
+    assert "global_step = 20\n" in results
+
+
+def test_bad_flags_are_named(tmp_path):
+    missing = pretraining_command(str(tmp_path), str(tmp_path / "a"), "--do_train")
+    missing[missing.index(next(a for a in missing if a.startswith("--input_file")))] = (
+        "--input_file=/nonexistent/*.tfrecord")
+    neither = pretraining_command(str(tmp_path), str(tmp_path / "b"))
+    runs = [subprocess.Popen(c, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=environment()) for c in (missing, neither)]
+    (_, missing_err), (_, neither_err) = [p.communicate(timeout=300) for p in runs]
+    assert runs[0].returncode != 0 and runs[1].returncode != 0
+    assert "--input_file: input pattern '/nonexistent/*.tfrecord' matches no file" in missing_err
+    assert "At least one of `do_train` or `do_eval` must be True." in neither_err

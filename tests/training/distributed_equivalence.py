@@ -1,0 +1,85 @@
+"""Trains the same tiny pretrainer three ways on the same global batches; prints JSON.
+
+Run as a script (the tests start it with sys.executable): logical CPU
+devices must be configured before TensorFlow initialises. The runs:
+
+* `one_device`: OneDeviceStrategy, global batch 8;
+* `mirrored_xla`: MirroredStrategy over 2 logical CPUs, 4 sequences per
+  replica, each replica's step XLA-compiled (without XLA the same loop runs
+  on 2 worker processes in test_distribution.py);
+* `accumulated`: one device, 2 micro-batches of 4 accumulated per step.
+
+Prints, for each run but the first, the largest absolute difference of its
+weights from `one_device`'s, and every run's mean training loss.
+"""
+
+import json
+import sys
+import tempfile
+
+import tensorflow as tf
+
+tf.config.set_logical_device_configuration(
+    tf.config.list_physical_devices("CPU")[0], [tf.config.LogicalDeviceConfiguration()] * 2)
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+
+from bert_tf.config import BertConfig  # noqa: E402
+from bert_tf.data import readers  # noqa: E402
+from bert_tf.modeling.pretrainer import BertPretrainer  # noqa: E402
+from bert_tf.training.pretraining_losses import pretraining_objective  # noqa: E402
+from bert_tf.training.trainer import Trainer  # noqa: E402
+
+RECORDS = sys.argv[1]
+STEPS, BATCH = 3, 8
+CONFIG = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                    intermediate_size=37, max_position_embeddings=128, type_vocab_size=2,
+                    hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+
+
+def dataset_fn(micro_batch):
+    def make(input_context):
+        # The records in file order, so every run sees the same global batches.
+        return readers.pretraining_dataset(RECORDS, 128, 20, micro_batch, is_training=False,
+                                           input_context=input_context).repeat()
+    return make
+
+
+def train(strategy, initial_weights, accumulation=1, jit_compile=False):
+    with strategy.scope():
+        model = BertPretrainer(CONFIG)
+        model.set_weights(initial_weights)
+        # Plain SGD: its update is proportional to the gradient (Adam's first
+        # steps are nearly its sign), so any error in the gradient shows.
+        optimizer = keras.optimizers.SGD(learning_rate=0.5)
+    with tempfile.TemporaryDirectory() as output_dir:
+        trainer = Trainer(model, optimizer, pretraining_objective(), strategy, output_dir,
+                          global_batch_size=BATCH, gradient_accumulation_steps=accumulation,
+                          steps_per_execution=STEPS, jit_compile=jit_compile)
+        loss = trainer.train(dataset_fn(BATCH // accumulation), STEPS)["loss"]
+    return [w.numpy() for w in model.weights], loss
+
+
+def main():
+    one_device = tf.distribute.OneDeviceStrategy("/cpu:0")
+    mirrored = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    with one_device.scope():
+        initial = BertPretrainer(CONFIG).get_weights()
+    runs = {
+        "one_device": train(one_device, initial),
+        "mirrored_xla": train(mirrored, initial, jit_compile=True),
+        "accumulated": train(one_device, initial, accumulation=2),
+    }
+    reference = runs["one_device"][0]
+    moved = max(float(np.abs(a - b).max()) for a, b in zip(reference, initial))
+    report = {"replicas": mirrored.num_replicas_in_sync, "moved": moved,
+              "losses": {name: loss for name, (_, loss) in runs.items()},
+              "max_weight_difference": {
+                  name: max(float(np.abs(a - b).max()) for a, b in zip(reference, weights))
+                  for name, (weights, _) in runs.items() if name != "one_device"}}
+    print("RESULT " + json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,32 @@
+"""Command lines of run_pretraining.py for the tests that start it as a process."""
+
+import json
+import os
+import sys
+
+from tests_shared import REPO, shared_path
+
+# A 2-layer, width-32 model over the real uncased vocabulary (the golden records use it).
+TINY_CONFIG = {"vocab_size": 30522, "hidden_size": 32, "num_hidden_layers": 2,
+               "num_attention_heads": 4, "intermediate_size": 37, "hidden_act": "gelu",
+               "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1,
+               "max_position_embeddings": 128, "type_vocab_size": 2, "initializer_range": 0.02}
+
+
+def golden_records():
+    return str(shared_path("golden", "sample_text_seed12345_dupe10.tfrecord"))
+
+
+def pretraining_command(folder, output_dir, *flags):
+    """`python run_pretraining.py` on the golden records with a tiny config in `folder`."""
+    config_file = os.path.join(folder, "bert_config.json")
+    with open(config_file, "w", encoding="utf-8") as f:
+        json.dump(TINY_CONFIG, f)
+    return [sys.executable, str(REPO / "run_pretraining.py"),
+            f"--bert_config_file={config_file}", f"--input_file={golden_records()}",
+            f"--output_dir={output_dir}", "--max_seq_length=128",
+            "--max_predictions_per_seq=20", "--learning_rate=1e-3", *flags]
+
+
+def environment(**extra):
+    return dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", **extra)

@@ -1,0 +1,88 @@
+"""Strategies for real: 2 logical CPUs, 2 worker processes, and a TPU that is not there."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from bert_tf.training.distribution import DistributionError, get_strategy
+from training.pretraining_runs import environment, golden_records, pretraining_command
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def test_tpu_without_a_tpu_fails_at_once():
+    start = time.time()
+    with pytest.raises(DistributionError, match="no TPU here.*--tpu"):
+        get_strategy("tpu")
+    with pytest.raises(DistributionError, match="--tpu=no-such-tpu-name: cannot resolve"):
+        get_strategy("tpu", tpu="no-such-tpu-name")
+    assert time.time() - start < 10
+
+
+def test_bad_requests_name_the_flag():
+    with pytest.raises(DistributionError, match="--distribution_strategy='gpus'"):
+        get_strategy("gpus")
+    with pytest.raises(DistributionError, match="--num_gpus=4 but this machine has 0 GPU"):
+        get_strategy("mirrored", num_gpus=4)
+
+
+def test_mirrored_and_accumulation_give_the_one_device_weights():
+    """Same global batches: 2 replicas (XLA per replica), or 2 accumulated micro-batches."""
+    result = subprocess.run(
+        [sys.executable, os.path.join(HERE, "distributed_equivalence.py"), golden_records()],
+        capture_output=True, text=True, timeout=600, env=environment())
+    assert result.returncode == 0, result.stderr[-3000:]
+    line = next(l for l in result.stdout.splitlines() if l.startswith("RESULT "))
+    report = json.loads(line[len("RESULT "):])
+    assert report["replicas"] == 2
+    assert report["moved"] > 1e-3  # training did change the weights
+    for name, difference in report["max_weight_difference"].items():
+        assert difference < 1e-6, (name, difference)
+    losses = list(report["losses"].values())
+    assert max(losses) - min(losses) < 1e-6 * losses[0], report["losses"]
+
+
+def _free_ports(count):
+    sockets = [socket.socket() for _ in range(count)]
+    for s in sockets:
+        s.bind(("localhost", 0))
+    ports = [s.getsockname()[1] for s in sockets]
+    for s in sockets:
+        s.close()
+    return ports
+
+
+def test_two_worker_processes_train_and_write_one_checkpoint(tmp_path):
+    output_dir = tmp_path / "out"
+    workers = [f"localhost:{port}" for port in _free_ports(2)]
+    command = pretraining_command(
+        str(tmp_path), str(output_dir), "--distribution_strategy=multi_worker_mirrored",
+        "--do_train", "--train_batch_size=8", "--num_train_steps=2", "--num_warmup_steps=1",
+        "--save_checkpoints_steps=2", "--iterations_per_loop=2")
+    processes = [
+        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=environment(TF_CONFIG=json.dumps(
+                             {"cluster": {"worker": workers},
+                              "task": {"type": "worker", "index": index}})))
+        for index in range(2)]
+    try:
+        outputs = [p.communicate(timeout=400) for p in processes]
+    finally:
+        for p in processes:
+            p.kill()
+    for p, (_, stderr) in zip(processes, outputs):
+        assert p.returncode == 0, stderr[-3000:]
+    names = sorted(os.listdir(output_dir))
+    assert [n for n in names if n.startswith("ckpt-")] == [
+        "ckpt-2.data-00000-of-00001", "ckpt-2.index"]
+    assert "bert_model.ckpt.index" in names and "train" in names
+    assert not [n for n in names if n.startswith(".worker")]  # the other worker's scratch
+    # Both workers took part in every step: each logged the same final loss.
+    losses = [[l for l in stderr.splitlines() if "step 2/2" in l] for _, stderr in outputs]
+    assert len(losses[0]) == len(losses[1]) == 1
+    assert losses[0][0].split("loss=")[1].split()[0] == losses[1][0].split("loss=")[1].split()[0]
