@@ -31,15 +31,17 @@ from bert_tf.checkpoints.tf1 import CHECKPOINT_BASENAME
 from bert_tf.config import BertConfig, ConfigError
 from bert_tf.data import readers
 from bert_tf.modeling.pretrainer import BertPretrainer
+from bert_tf.scripts import runtime_flags
 from bert_tf.training import distribution, precision
 from bert_tf.training.init_checkpoint import initialize_from_checkpoint
-from bert_tf.training.optimization import OPTIMIZERS, create_optimizer
+from bert_tf.training.optimization import create_optimizer
 from bert_tf.training.pretraining_inputs import pretraining_dataset_fn
 from bert_tf.training.pretraining_losses import pretraining_objective
 from bert_tf.training.summaries import write_eval_results
 from bert_tf.training.trainer import NonFiniteLossError, Trainer
 
 FLAGS = flags.FLAGS
+runtime_flags.define_runtime_flags()
 # The original's flags.
 flags.DEFINE_string("bert_config_file", None, "The config json file of the pre-trained BERT "
                     "model: the model architecture.")
@@ -57,31 +59,8 @@ flags.DEFINE_integer("eval_batch_size", 8, "Sequences per eval batch (all replic
 flags.DEFINE_float("learning_rate", 5e-5, "The peak learning rate of Adam.")
 flags.DEFINE_integer("num_train_steps", 100000, "Number of training steps.")
 flags.DEFINE_integer("num_warmup_steps", 10000, "Number of warmup steps.")
-flags.DEFINE_integer("save_checkpoints_steps", 1000, "How often to save the model checkpoint.")
-flags.DEFINE_integer("iterations_per_loop", 1000, "Steps per device loop (the default of "
-                     "--steps_per_execution).")
 flags.DEFINE_integer("max_eval_steps", 100, "Maximum number of eval steps.")
-flags.DEFINE_bool("use_tpu", False, "Train on a TPU (--distribution_strategy=tpu).")
-flags.DEFINE_string("tpu_name", None, "The Cloud TPU to use (same as --tpu).")
-flags.DEFINE_string("tpu_zone", None, "GCE zone of the Cloud TPU.")
-flags.DEFINE_string("gcp_project", None, "Project of the Cloud TPU.")
-flags.DEFINE_string("master", None, "TPU address (grpc://...), same as --tpu.")
-flags.DEFINE_integer("num_tpu_cores", 8, "Kept for the original's command lines; the TPU "
-                     "strategy uses every core it finds.")
 # Ours.
-flags.DEFINE_enum("distribution_strategy", None, list(distribution.STRATEGIES),
-                  "Default: tpu with --use_tpu, else one_device.")
-flags.DEFINE_integer("num_gpus", 0, "GPUs for --distribution_strategy=mirrored (0: all).")
-flags.DEFINE_string("tpu", None, "Cloud TPU name or grpc:// address.")
-flags.DEFINE_enum("optimizer", "adamw", list(OPTIMIZERS), "adamw: the original's; lamb: "
-                  "layer-wise adaptive, for large batches.")
-flags.DEFINE_integer("gradient_accumulation_steps", 1, "Micro-batches per optimizer step.",
-                     lower_bound=1)
-flags.DEFINE_enum("mixed_precision", "float32", list(precision.POLICIES), "Compute dtype "
-                  "policy; mixed_float16 adds dynamic loss scaling.")
-flags.DEFINE_bool("jit_compile", False, "XLA-compile each replica's forward and backward pass.")
-flags.DEFINE_integer("steps_per_execution", None, "Training steps per tf.function call and "
-                     "progress line (default: --iterations_per_loop).", lower_bound=1)
 flags.DEFINE_bool("nsp", True, "Train the next-sentence head (false: the paper's 'No NSP').")
 flags.DEFINE_bool("causal", False, "Left-to-right LM without NSP (the paper's 'LTR & No NSP').")
 flags.DEFINE_string("eval_input_file", None, "Eval records (default: --input_file).")
@@ -103,13 +82,6 @@ def _validate(config, strategy):
     if FLAGS.eval_batch_size % strategy.num_replicas_in_sync:
         raise app.UsageError(f"--eval_batch_size={FLAGS.eval_batch_size} is not divisible by "
                              f"{strategy.num_replicas_in_sync} replicas")
-
-
-def _strategy():
-    name = FLAGS.distribution_strategy or ("tpu" if FLAGS.use_tpu else "one_device")
-    return distribution.get_strategy(
-        name, num_gpus=FLAGS.num_gpus, tpu=FLAGS.tpu or FLAGS.tpu_name or FLAGS.master,
-        tpu_zone=FLAGS.tpu_zone, gcp_project=FLAGS.gcp_project)
 
 
 def _export(model, config):
@@ -135,7 +107,7 @@ def run():
     """Trains and/or evaluates as the flags say; returns the eval results (or None)."""
     config = BertConfig.from_json_file(FLAGS.bert_config_file)
     _check_input_files()
-    strategy = _strategy()
+    strategy = runtime_flags.strategy_from_flags()
     _validate(config, strategy)
     nsp = FLAGS.nsp and not FLAGS.causal
     with precision.dtype_policy(FLAGS.mixed_precision), strategy.scope():
