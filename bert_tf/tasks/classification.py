@@ -64,6 +64,25 @@ def classification_objective(is_regression=False):
     return Objective(_ones, _classification_losses, _accuracy, ("accuracy",))
 
 
+def batched_columns(columns, num_examples, batch_size, is_training=False, seed=None,
+                    input_context=None, drop_remainder=None):
+    """Batches of in-memory example columns, as every fine-tuning task reads them.
+
+    Training: sharded per input pipeline, shuffled over all examples,
+    repeated, whole batches only. Evaluation: one ordered pass (the last
+    batch may be smaller unless `drop_remainder`).
+    """
+    dataset = tf.data.Dataset.from_tensor_slices(columns)
+    if input_context is not None:
+        batch_size = input_context.get_per_replica_batch_size(batch_size)
+        dataset = dataset.shard(input_context.num_input_pipelines,
+                                input_context.input_pipeline_id)
+    if is_training:
+        dataset = dataset.shuffle(num_examples, seed=seed).repeat()
+    return dataset.batch(batch_size, drop_remainder=is_training if drop_remainder is None
+                         else drop_remainder)
+
+
 def examples_dataset(examples, preprocessor, batch_size, is_training=False, seed=None,
                      input_context=None, drop_remainder=None):
     """A tf.data pipeline of packed, labelled batches from `InputExample`s.
@@ -78,15 +97,8 @@ def examples_dataset(examples, preprocessor, batch_size, is_training=False, seed
     if examples[0].label is not None:
         dtype = np.float32 if isinstance(examples[0].label, float) else np.int32
         columns[LABEL_KEY] = np.array([e.label for e in examples], dtype)
-    dataset = tf.data.Dataset.from_tensor_slices(columns)
-    if input_context is not None:
-        batch_size = input_context.get_per_replica_batch_size(batch_size)
-        dataset = dataset.shard(input_context.num_input_pipelines,
-                                input_context.input_pipeline_id)
-    if is_training:
-        dataset = dataset.shuffle(len(examples), seed=seed).repeat()
-    dataset = dataset.batch(batch_size, drop_remainder=is_training if drop_remainder is None
-                            else drop_remainder)
+    dataset = batched_columns(columns, len(examples), batch_size, is_training, seed,
+                              input_context, drop_remainder)
 
     def pack(batch):
         texts = (batch["text_a"], batch["text_b"]) if "text_b" in batch else batch["text_a"]

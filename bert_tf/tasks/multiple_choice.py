@@ -13,7 +13,7 @@ from keras import ops
 
 from bert_tf.modeling import BertEncoder, ClassificationHead
 from bert_tf.modeling.encoder import INPUT_NAMES
-from bert_tf.tasks.classification import LABEL_KEY
+from bert_tf.tasks.classification import LABEL_KEY, batched_columns
 
 
 def build_multiple_choice_model(config, num_choices, seq_length):
@@ -37,14 +37,8 @@ def choices_dataset(examples, preprocessor, batch_size, is_training=False, seed=
                "endings": [list(e.endings) for e in examples]}
     if examples[0].label is not None:
         columns[LABEL_KEY] = np.array([e.label for e in examples], np.int32)
-    dataset = tf.data.Dataset.from_tensor_slices(columns)
-    if input_context is not None:
-        batch_size = input_context.get_per_replica_batch_size(batch_size)
-        dataset = dataset.shard(input_context.num_input_pipelines,
-                                input_context.input_pipeline_id)
-    if is_training:
-        dataset = dataset.shuffle(len(examples), seed=seed).repeat()
-    dataset = dataset.batch(batch_size, drop_remainder=is_training)
+    dataset = batched_columns(columns, len(examples), batch_size, is_training, seed,
+                              input_context)
 
     def pack(batch):
         packed = preprocessor((tf.reshape(batch["context"], [-1]),
