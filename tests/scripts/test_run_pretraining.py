@@ -15,7 +15,7 @@ from bert_tf.modeling.pretrainer import BertPretrainer
 from bert_tf.training.init_checkpoint import initialize_from_checkpoint
 from training.pretraining_runs import TINY_CONFIG, environment, pretraining_command
 
-STEPS = 80
+STEPS = 40
 
 
 @pytest.fixture(scope="module")
@@ -52,14 +52,14 @@ def test_killed_run_resumes_from_its_last_checkpoint(resumed_run):
     resumed = re.search(r"resumed from \S+ckpt-(\d+) at step (\d+)", result.stderr)
     assert resumed, result.stderr[-3000:]
     assert int(resumed.group(1)) == int(resumed.group(2)) == resumed_run["killed_at"]
-    first_line = re.search(r"step (\d+)/80 loss=", result.stderr)
+    first_line = re.search(rf"step (\d+)/{STEPS} loss=", result.stderr)
     assert int(first_line.group(1)) == resumed_run["killed_at"] + 5
     assert tf.train.latest_checkpoint(str(output_dir)).endswith(f"ckpt-{STEPS}")
 
 
 def test_progress_lines_and_eval_results(resumed_run):
     stderr, output_dir = resumed_run["result"].stderr, resumed_run["output_dir"]
-    line = re.findall(r"step 80/80 (.*)", stderr)[0]
+    line = re.findall(rf"step {STEPS}/{STEPS} (.*)", stderr)[0]
     for key in ("loss=", "masked_lm_accuracy=", "learning_rate=", "sequences/s="):
         assert key in line
     results = dict(l.split(" = ") for l in (output_dir / "eval_results.txt").read_text()
