@@ -1,7 +1,7 @@
 """One entry point that restores weights from any checkpoint format we read.
 
 `--init_checkpoint` in every runner may name an original TF1 checkpoint
-(prefix, `.index` or release folder), one of our training checkpoints, or a
+(prefix, `.index` or release folder) or a
 HuggingFace safetensors file or folder; `restore` tells them apart.
 """
 
