@@ -6,9 +6,10 @@ from bert_tf.modeling.embeddings import BertEmbeddings
 from bert_tf.modeling.encoder import BertEncoder
 from bert_tf.modeling.heads import ClassificationHead, NextSentenceHead, SpanHead
 from bert_tf.modeling.masked_lm_head import MaskedLMHead
+from bert_tf.modeling.pretrainer import BertPretrainer
 from bert_tf.modeling.transformer_block import TransformerBlock
 
 __all__ = [
-    "BertEmbeddings", "BertEncoder", "ClassificationHead", "MaskedLMHead",
+    "BertEmbeddings", "BertEncoder", "BertPretrainer", "ClassificationHead", "MaskedLMHead",
     "NextSentenceHead", "SelfAttention", "SpanHead", "TransformerBlock", "get_activation",
 ]

@@ -14,6 +14,17 @@ The original's flags keep their names and defaults. Added: where to run
 optimizer step), `--optimizer=adamw|lamb`, the paper's ablations (`--nsp=false`:
 "No NSP"; `--causal`: "LTR & No NSP"), `--eval_input_file` and `--vocab_file`.
 
+`--dynamic_masking` trains on raw text instead of TFRecords: `--input_file`
+then names text files in `create_pretraining_data.py`'s input format, which
+are paired and masked in tf.data with fresh masks every epoch (RoBERTa's
+dynamic masking), using that tool's flags `--do_lower_case`,
+`--masked_lm_prob`, `--short_seq_prob` and `--do_whole_word_mask`, and the
+WordPiece vocabulary of `--vocab_file`:
+
+    python run_pretraining.py --dynamic_masking --input_file=corpus/*.txt \
+      --vocab_file=$BERT_BASE_DIR/vocab.txt --bert_config_file=... \
+      --output_dir=/tmp/pretraining_output --do_train --num_train_steps=10000
+
 Rerunning the same command resumes from the newest checkpoint in
 `--output_dir`. At the end of training the model is also written there as an
 original-format checkpoint (`bert_model.ckpt`, `bert_config.json`, and
@@ -32,10 +43,12 @@ from bert_tf.config import BertConfig, ConfigError
 from bert_tf.data import readers
 from bert_tf.modeling.pretrainer import BertPretrainer
 from bert_tf.scripts import runtime_flags
+from bert_tf.tokenization.vocab import (PRETRAINING_REQUIRED_TOKENS, load_vocab,
+                                        validate_case_matches_checkpoint)
 from bert_tf.training import distribution, precision
 from bert_tf.training.init_checkpoint import initialize_from_checkpoint
 from bert_tf.training.optimization import create_optimizer
-from bert_tf.training.pretraining_inputs import pretraining_dataset_fn
+from bert_tf.training.pretraining_inputs import DynamicMasking, pretraining_dataset_fn
 from bert_tf.training.pretraining_losses import pretraining_objective
 from bert_tf.training.summaries import write_eval_results
 from bert_tf.training.trainer import NonFiniteLossError, Trainer
@@ -64,7 +77,17 @@ flags.DEFINE_integer("max_eval_steps", 100, "Maximum number of eval steps.")
 flags.DEFINE_bool("nsp", True, "Train the next-sentence head (false: the paper's 'No NSP').")
 flags.DEFINE_bool("causal", False, "Left-to-right LM without NSP (the paper's 'LTR & No NSP').")
 flags.DEFINE_string("eval_input_file", None, "Eval records (default: --input_file).")
-flags.DEFINE_string("vocab_file", None, "Copied beside the exported bert_model.ckpt.")
+flags.DEFINE_string("vocab_file", None, "WordPiece vocabulary: tokenizes --dynamic_masking "
+                    "text, and is copied beside the exported bert_model.ckpt.")
+flags.DEFINE_bool("dynamic_masking", False, "Read raw text (one sentence per line, blank lines "
+                  "between documents) and pair and mask it while training, afresh each epoch.")
+flags.DEFINE_bool("do_lower_case", True, "With --dynamic_masking: lower-case and strip "
+                  "accents before WordPiece (uncased models).")
+flags.DEFINE_float("masked_lm_prob", 0.15, "With --dynamic_masking: fraction of tokens to "
+                   "predict.")
+flags.DEFINE_float("short_seq_prob", 0.1, "With --dynamic_masking: probability of a pair "
+                   "shorter than max_seq_length.")
+flags.DEFINE_bool("do_whole_word_mask", False, "With --dynamic_masking: mask whole words.")
 
 
 def _validate(config, strategy):
@@ -79,9 +102,28 @@ def _validate(config, strategy):
         raise app.UsageError(
             f"--train_batch_size={FLAGS.train_batch_size} is not divisible by "
             f"--gradient_accumulation_steps x replicas = {split}")
+    if FLAGS.dynamic_masking:
+        _validate_dynamic_masking(config)
     if FLAGS.eval_batch_size % strategy.num_replicas_in_sync:
         raise app.UsageError(f"--eval_batch_size={FLAGS.eval_batch_size} is not divisible by "
                              f"{strategy.num_replicas_in_sync} replicas")
+
+
+def _validate_dynamic_masking(config):
+    if not FLAGS.vocab_file:
+        raise app.UsageError("--dynamic_masking needs --vocab_file to tokenize the text")
+    try:
+        vocab_size = len(load_vocab(FLAGS.vocab_file, PRETRAINING_REQUIRED_TOKENS))
+    except (OSError, ValueError) as error:
+        raise app.UsageError(f"--vocab_file: {error}") from None
+    if vocab_size > config.vocab_size:
+        raise app.UsageError(
+            f"--vocab_file={FLAGS.vocab_file} has {vocab_size} tokens, more than vocab_size "
+            f"{config.vocab_size} of {FLAGS.bert_config_file}")
+    try:
+        validate_case_matches_checkpoint(FLAGS.do_lower_case, FLAGS.init_checkpoint)
+    except ValueError as error:
+        raise app.UsageError(str(error)) from None
 
 
 def _export(model, config):
@@ -124,10 +166,14 @@ def run():
     if trainer.restore_latest() is None and FLAGS.init_checkpoint:
         initialize_from_checkpoint(model, FLAGS.init_checkpoint)
 
+    dynamic_masking = DynamicMasking(
+        FLAGS.vocab_file, FLAGS.do_lower_case, FLAGS.masked_lm_prob, FLAGS.short_seq_prob,
+        FLAGS.do_whole_word_mask) if FLAGS.dynamic_masking else None
+
     def dataset_fn(input_file, batch_size, is_training):
         return pretraining_dataset_fn(input_file, FLAGS.max_seq_length,
                                       FLAGS.max_predictions_per_seq, batch_size, is_training,
-                                      causal=FLAGS.causal)
+                                      causal=FLAGS.causal, dynamic_masking=dynamic_masking)
 
     if FLAGS.do_train:
         micro_batch = FLAGS.train_batch_size // FLAGS.gradient_accumulation_steps

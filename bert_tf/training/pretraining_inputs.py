@@ -2,7 +2,10 @@
 
 `pretraining_dataset_fn` returns what `Trainer` and
 `strategy.distribute_datasets_from_function` take: a function of a
-`tf.distribute.InputContext` giving that input pipeline's batches.
+`tf.distribute.InputContext` giving that input pipeline's batches. The
+batches come from the TFRecords of `create_pretraining_data.py`, or, with
+`DynamicMasking` options, from raw text masked afresh while training
+(`bert_tf.data.dynamic_masking`); both give the same features dict.
 
 For the paper's "LTR & No NSP" model the same records serve a left-to-right
 language model: `left_to_right_batch` puts the original tokens back where the
@@ -11,9 +14,31 @@ every position t, the token at t + 1. The masked-LM head and loss are then
 used unchanged, with one prediction per real next token.
 """
 
+import dataclasses
+
 import tensorflow as tf
 
 from bert_tf.data import readers
+from bert_tf.data.dynamic_masking import dynamic_pretraining_dataset
+
+# Dynamic masking's evaluation pass draws its pairs and masks from this seed,
+# so that every evaluation of a run sees the same batches.
+DYNAMIC_EVAL_SEED = 12345
+
+
+@dataclasses.dataclass(frozen=True)
+class DynamicMasking:
+    """How raw text is turned into pretraining batches while training.
+
+    The fields have the meaning of `create_pretraining_data.py`'s flags of
+    the same names.
+    """
+
+    vocab_file: str
+    do_lower_case: bool = True
+    masked_lm_prob: float = 0.15
+    short_seq_prob: float = 0.1
+    do_whole_word_mask: bool = False
 
 
 def left_to_right_batch(batch):
@@ -55,26 +80,41 @@ def left_to_right_batch(batch):
 
 
 def pretraining_dataset_fn(input_files, seq_length, max_predictions_per_seq, batch_size,
-                           is_training, causal=False, seed=None):
-    """An input function over pretraining TFRecords for `Trainer`.
+                           is_training, causal=False, seed=None, dynamic_masking=None):
+    """An input function over pretraining TFRecords (or raw text) for `Trainer`.
 
     Args:
-        input_files: comma-separated globs (the original's `--input_file`).
+        input_files: comma-separated globs (the original's `--input_file`):
+            TFRecords, or text files in the pretraining input format when
+            `dynamic_masking` is given.
         seq_length, max_predictions_per_seq: what the records were written with.
         batch_size: the global batch size of one (micro-)batch; each input
             pipeline batches its replicas' share.
         is_training: shuffled and repeated; else one ordered pass.
         causal: yield left-to-right batches (see `left_to_right_batch`).
-        seed: seed of the shuffles (None: fresh each run).
+        seed: seed of the shuffles (None: fresh each run; an evaluation
+            pass with dynamic masking uses `DYNAMIC_EVAL_SEED`).
+        dynamic_masking: a `DynamicMasking`, to pair and mask raw text in
+            tf.data instead of reading masked records.
 
     Returns:
         `input_context -> tf.data.Dataset`.
     """
 
     def dataset_fn(input_context=None):
-        dataset = readers.pretraining_dataset(
-            input_files, seq_length, max_predictions_per_seq, batch_size, is_training,
-            input_context=input_context, seed=seed)
+        if dynamic_masking is None:
+            dataset = readers.pretraining_dataset(
+                input_files, seq_length, max_predictions_per_seq, batch_size, is_training,
+                input_context=input_context, seed=seed)
+        else:
+            dataset = dynamic_pretraining_dataset(
+                input_files, dynamic_masking.vocab_file, seq_length, max_predictions_per_seq,
+                batch_size, is_training, lower_case=dynamic_masking.do_lower_case,
+                masked_lm_prob=dynamic_masking.masked_lm_prob,
+                short_seq_prob=dynamic_masking.short_seq_prob,
+                whole_word_mask=dynamic_masking.do_whole_word_mask,
+                input_context=input_context,
+                seed=seed if is_training or seed is not None else DYNAMIC_EVAL_SEED)
         if causal:
             dataset = dataset.map(left_to_right_batch, num_parallel_calls=tf.data.AUTOTUNE)
         return dataset

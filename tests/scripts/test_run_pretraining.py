@@ -13,6 +13,7 @@ import tensorflow as tf
 from bert_tf.config import BertConfig
 from bert_tf.modeling.pretrainer import BertPretrainer
 from bert_tf.training.init_checkpoint import initialize_from_checkpoint
+from tests_shared import shared_path
 from training.pretraining_runs import TINY_CONFIG, environment, pretraining_command
 
 STEPS = 40
@@ -103,14 +104,44 @@ def test_the_original_readme_command_runs_unchanged(resumed_run, tmp_path):
     assert "global_step = 20\n" in results
 
 
+def test_dynamic_masking_trains_on_raw_text(tmp_path, uncased_vocab_file):
+    """--dynamic_masking: sample_text.txt paired and masked in tf.data, then evaluated."""
+    output_dir = tmp_path / "out"
+    command = with_input_file(
+        pretraining_command(str(tmp_path), str(output_dir), "--do_train", "--do_eval",
+                            "--dynamic_masking", "--do_whole_word_mask",
+                            f"--vocab_file={uncased_vocab_file}", "--train_batch_size=8",
+                            "--num_train_steps=10", "--num_warmup_steps=2",
+                            "--iterations_per_loop=5", "--max_eval_steps=2"),
+        str(shared_path("corpus", "sample_text.txt")))
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600,
+                            env=environment())
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "step 10/10 loss=" in result.stderr
+    results = dict(l.split(" = ") for l in (output_dir / "eval_results.txt").read_text()
+                   .splitlines())
+    assert results["global_step"] == "10"
+    assert 0 < float(results["masked_lm_loss"]) < float(results["loss"])
+    assert 0 <= float(results["next_sentence_accuracy"]) <= 1
+
+
+def with_input_file(command, input_file):
+    index = command.index(next(a for a in command if a.startswith("--input_file")))
+    return command[:index] + [f"--input_file={input_file}"] + command[index + 1:]
+
+
 def test_bad_flags_are_named(tmp_path):
-    missing = pretraining_command(str(tmp_path), str(tmp_path / "a"), "--do_train")
-    missing[missing.index(next(a for a in missing if a.startswith("--input_file")))] = (
-        "--input_file=/nonexistent/*.tfrecord")
+    missing = with_input_file(pretraining_command(str(tmp_path), str(tmp_path / "a"),
+                                                  "--do_train"),
+                              "/nonexistent/*.tfrecord")
     neither = pretraining_command(str(tmp_path), str(tmp_path / "b"))
+    no_vocab = pretraining_command(str(tmp_path), str(tmp_path / "c"), "--do_train",
+                                   "--dynamic_masking")
     runs = [subprocess.Popen(c, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             env=environment()) for c in (missing, neither)]
-    (_, missing_err), (_, neither_err) = [p.communicate(timeout=300) for p in runs]
-    assert runs[0].returncode != 0 and runs[1].returncode != 0
+                             env=environment()) for c in (missing, neither, no_vocab)]
+    (_, missing_err), (_, neither_err), (_, no_vocab_err) = [
+        p.communicate(timeout=300) for p in runs]
+    assert all(run.returncode != 0 for run in runs)
     assert "--input_file: input pattern '/nonexistent/*.tfrecord' matches no file" in missing_err
     assert "At least one of `do_train` or `do_eval` must be True." in neither_err
+    assert "--dynamic_masking needs --vocab_file" in no_vocab_err
