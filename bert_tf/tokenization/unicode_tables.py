@@ -14,6 +14,11 @@ per code point holds flag bits in the low byte and, above it, the folded code
 point, or, for folds that are not exactly one character (FLAG_MULTI), a row
 of `expansions`.
 
+Evaluating the rules over all 1.1M code points takes seconds, so the tables
+are cached on disk (`$BERT_TF_CACHE`, else `$XDG_CACHE_HOME/bert_tf`, else
+`~/.cache/bert_tf`), keyed by Python's Unicode version and by the source of
+the rules; an unwritable or damaged cache only means building them again.
+
 Example:
 
 >>> table = char_table(do_lower_case=True)
@@ -23,9 +28,14 @@ Example:
 
 import collections
 import functools
+import hashlib
+import os
+import sys
+import tempfile
 import unicodedata
 
 import numpy as np
+from absl import logging
 
 from bert_tf.tokenization import char_classes
 
@@ -116,7 +126,41 @@ def _folds(chars):
 
 @functools.lru_cache(maxsize=None)
 def char_table(do_lower_case):
-    """Builds (once per process, about a second) the table of one casing mode."""
+    """The table of one casing mode: from the disk cache, else built and cached."""
+    path = cache_path(do_lower_case)
+    try:
+        with np.load(path) as cached:
+            return CharTable(cached["entries"], cached["expansions"])
+    except (OSError, ValueError, KeyError):
+        pass
+    table = _build_char_table(do_lower_case)
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=os.path.dirname(path), suffix=".npz",
+                                         delete=False) as f:
+            np.savez(f, entries=table.entries, expansions=table.expansions)
+        os.replace(f.name, path)
+    except OSError as error:
+        logging.info("character table not cached (%s)", error)
+    return table
+
+
+def cache_path(do_lower_case):
+    """Where `char_table(do_lower_case)` is cached; the name changes with the rules."""
+    root = os.environ.get("BERT_TF_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser(os.path.join("~", ".cache")),
+        "bert_tf")
+    digest = hashlib.sha256()
+    for module in (char_classes, sys.modules[__name__]):
+        with open(module.__file__, "rb") as source:
+            digest.update(source.read())
+    casing = "uncased" if do_lower_case else "cased"
+    return os.path.join(root, f"char_table-unicode{unicodedata.unidata_version}-{casing}-"
+                              f"{digest.hexdigest()[:16]}.npz")
+
+
+def _build_char_table(do_lower_case):
+    """Evaluates the rules for every code point (a few seconds)."""
     ordinary, drop, space, _ = _properties()
     folds = {}  # code point -> fold, where it is not the character itself
     entries = np.zeros(NUM_CODE_POINTS, np.int32)

@@ -1,6 +1,7 @@
 """Every Unicode code point through both tokenizers, and the tables behind the
 graph one checked against the character rules themselves."""
 
+import os
 import unicodedata
 
 import numpy as np
@@ -49,3 +50,19 @@ def test_uniform_categories_share_their_properties():
                if unicodedata.category(chr(cp)) in ("Cn", "Co", "Cs")]
     for table, rule in rules:
         assert np.array_equal(table[uniform], [rule(chr(cp)) for cp in uniform])
+
+
+def test_tables_are_cached_on_disk_and_rebuilt_when_damaged(tmp_path, monkeypatch):
+    monkeypatch.setenv("BERT_TF_CACHE", str(tmp_path))
+    build = unicode_tables.char_table.__wrapped__  # past the per-process cache
+    built = build(True)
+    path = unicode_tables.cache_path(True)
+    assert path.startswith(str(tmp_path)) and os.path.exists(path)
+    cached = build(True)
+    assert np.array_equal(cached.entries, built.entries)
+    assert np.array_equal(cached.expansions, built.expansions)
+    with open(path, "wb") as f:
+        f.write(b"not an npz file")
+    rebuilt = build(True)
+    assert np.array_equal(rebuilt.entries, built.entries)
+    assert np.load(path)["entries"].shape == built.entries.shape
