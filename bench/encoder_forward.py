@@ -28,7 +28,6 @@ import datetime
 import os
 import pathlib
 import platform
-import statistics
 import sys
 import time
 
@@ -43,6 +42,7 @@ import torch  # noqa: E402
 import transformers  # noqa: E402
 
 from bert_tf.config import NAMED_SIZES, BertConfig  # noqa: E402
+from round_robin import summarize, time_round_robin  # noqa: E402
 from bert_tf.modeling import BertEncoder  # noqa: E402
 
 IMPLEMENTATIONS = ("ours", "keras_hub", "hf")
@@ -153,25 +153,6 @@ def hf_runners(config, inputs):
 BUILDERS = {"ours": our_runners, "keras_hub": keras_hub_runners, "hf": hf_runners}
 
 
-def time_round_robin(runners, warmup, iterations):
-    """Warms every runner up, then times `iterations` calls of each, interleaved.
-
-    Returns `{key: [(wall seconds, process CPU seconds), ...]}` and
-    `{key: outputs of the last call}`.
-    """
-    outputs = {}
-    for key, run in runners.items():
-        for _ in range(warmup):
-            outputs[key] = run()
-    times = {key: [] for key in runners}
-    for _ in range(iterations):
-        for key, run in runners.items():
-            wall, cpu = time.perf_counter(), time.process_time()
-            outputs[key] = run()
-            times[key].append((time.perf_counter() - wall, time.process_time() - cpu))
-    return times, outputs
-
-
 def max_abs_diff(first, second):
     return max(float(np.max(np.abs(a - b))) for a, b in zip(first, second))
 
@@ -215,14 +196,12 @@ def markdown_table(rows, batch, length, peak, threads):
              "| CPU share |",
              "|---|---|---|---:|---:|---:|---:|---:|---:|"]
     for size, name, jit, samples in rows:
-        walls = [wall for wall, _ in samples]
-        median = statistics.median(walls)
-        gflops = forward_matmul_flops(BertConfig.named(size), batch, length) / median / 1e9
-        share = sum(cpu for _, cpu in samples) / sum(walls) / threads
+        timing = summarize(samples, threads)
+        gflops = forward_matmul_flops(BertConfig.named(size), batch, length) / timing.median / 1e9
         lines.append(
-            f"| {size} | {name} | {'yes' if jit else 'no'} | {batch / median:.2f} | "
-            f"{median * 1e3:.0f} | {min(walls) * 1e3:.0f}-{max(walls) * 1e3:.0f} | "
-            f"{gflops:.1f} | {100 * gflops / peak:.0f}% | {100 * share:.0f}% |")
+            f"| {size} | {name} | {'yes' if jit else 'no'} | {batch / timing.median:.2f} | "
+            f"{timing.median * 1e3:.0f} | {timing.fastest * 1e3:.0f}-{timing.slowest * 1e3:.0f} | "
+            f"{gflops:.1f} | {100 * gflops / peak:.0f}% | {100 * timing.cpu_share:.0f}% |")
     return "\n".join(lines)
 
 

@@ -33,7 +33,6 @@ Example:
 import datetime
 import os
 import pathlib
-import statistics
 import sys
 import tempfile
 import time
@@ -50,6 +49,7 @@ import torch  # noqa: E402
 import transformers  # noqa: E402
 
 from bert_tf.config import NAMED_SIZES, BertConfig  # noqa: E402
+from round_robin import summarize, time_round_robin  # noqa: E402
 from bert_tf.data import readers  # noqa: E402
 from bert_tf.modeling.pretrainer import BertPretrainer  # noqa: E402
 from bert_tf.training.optimization import create_optimizer  # noqa: E402
@@ -191,30 +191,15 @@ BUILDERS = {"ours": our_runners, "hf": hf_runners,
             "hf_all_positions": hf_all_positions_runners, "keras_hub": keras_hub_runners}
 
 
-def time_round_robin(runners, warmup, iterations):
-    """`{key: [(wall seconds, process CPU seconds), ...]}` of interleaved timed steps."""
-    for run in runners.values():
-        for _ in range(warmup):
-            run()
-    times = {key: [] for key in runners}
-    for _ in range(iterations):
-        for key, run in runners.items():
-            wall, cpu = time.perf_counter(), time.process_time()
-            run()
-            times[key].append((time.perf_counter() - wall, time.process_time() - cpu))
-    return times
-
-
 def markdown_table(rows, batch_size, threads):
     lines = ["| size | implementation | XLA | seq/s | ms/step | range ms | CPU share |",
              "|---|---|---|---:|---:|---:|---:|"]
     for size, name, jit, samples in rows:
-        walls = [wall for wall, _ in samples]
-        median = statistics.median(walls)
-        share = sum(cpu for _, cpu in samples) / sum(walls) / threads
-        lines.append(f"| {size} | {name} | {'yes' if jit else 'no'} | {batch_size / median:.1f} "
-                     f"| {median * 1e3:.0f} | {min(walls) * 1e3:.0f}-{max(walls) * 1e3:.0f} "
-                     f"| {100 * share:.0f}% |")
+        timing = summarize(samples, threads)
+        lines.append(f"| {size} | {name} | {'yes' if jit else 'no'} | "
+                     f"{batch_size / timing.median:.1f} | {timing.median * 1e3:.0f} | "
+                     f"{timing.fastest * 1e3:.0f}-{timing.slowest * 1e3:.0f} | "
+                     f"{100 * timing.cpu_share:.0f}% |")
     return "\n".join(lines)
 
 
@@ -231,7 +216,7 @@ def main(argv):
         runners = {}
         for name in FLAGS.implementations:
             runners.update(BUILDERS[name](config, batch))
-        times = time_round_robin(runners, FLAGS.warmup, FLAGS.iterations)
+        times, _ = time_round_robin(runners, FLAGS.warmup, FLAGS.iterations)
         rows += [(size, name, jit, samples) for (name, jit), samples in times.items()]
     print(f"# {datetime.datetime.now().isoformat(timespec='seconds')}, {FLAGS.threads} threads; "
           f"tensorflow {tf.__version__}, keras-hub {keras_hub.__version__}, transformers "
