@@ -16,6 +16,7 @@ scikit-learn and scipy in tests/tasks/test_metrics.py).
 """
 
 import os
+import tempfile
 import time
 
 import numpy as np
@@ -149,7 +150,8 @@ def main(argv):
         rng = np.random.default_rng(FLAGS.seed)
         subset, order = training_order(task.read(folder, "train"), rng)
         dev = task.read(folder, "dev")
-        ours, ours_seconds, head = run_ours(task, order, dev, f"/tmp/bench_finetune_{name}")
+        with tempfile.TemporaryDirectory(prefix=f"finetune_{name}_") as output_dir:
+            ours, ours_seconds, head = run_ours(task, order, dev, output_dir)
         rows.append((name, len(subset), seq_length(task), "bert_tf", ours, ours_seconds,
                      len(order)))
         if name in FLAGS.compare:
