@@ -9,12 +9,13 @@ names and defaults; `options_from_flags` turns them into
 import os
 import sys
 
-from absl import app, flags
+from absl import app, flags, logging
 
 from bert_tf.checkpoints import resolve_config
 from bert_tf.scripts import runtime_flags
 from bert_tf.tasks.finetuning import FineTuningOptions
 from bert_tf.tokenization import validate_case_matches_checkpoint
+from bert_tf.training.summaries import write_eval_results
 from bert_tf.training.trainer import NonFiniteLossError
 
 FLAGS = flags.FLAGS
@@ -69,6 +70,19 @@ def check_model_flags():
         raise ValueError(f"--max_seq_length={FLAGS.max_seq_length} exceeds the model's "
                          f"max_position_embeddings {config.max_position_embeddings}")
     return config
+
+
+def requested_splits():
+    """The splits the phase flags ask for: "train", "dev" and/or "test"."""
+    return [split for split, wanted in (("train", FLAGS.do_train), ("dev", FLAGS.do_eval),
+                                        ("test", FLAGS.do_predict)) if wanted]
+
+
+def report_eval_results(trainer, results):
+    """Logs the eval results and writes `eval_results.txt` (chief only)."""
+    logging.info("eval results: %s", results)
+    if trainer.is_chief:
+        write_eval_results(os.path.join(FLAGS.output_dir, "eval_results.txt"), results)
 
 
 def options_from_flags():

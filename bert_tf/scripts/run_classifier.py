@@ -26,7 +26,6 @@ from bert_tf.tasks.glue_data import get_task, tsv_task
 from bert_tf.tasks.tfds_data import TfdsTask
 from bert_tf.tasks.xnli_data import XnliTask
 from bert_tf.tokenization import BertPreprocessor
-from bert_tf.training.summaries import write_eval_results
 
 FLAGS = flags.FLAGS
 finetuning_flags.define_finetuning_flags()
@@ -51,9 +50,8 @@ def _task():
 
 def _read_splits(task):
     """Reads every split the run needs, so bad data fails before training starts."""
-    wanted = [s for s, on in (("train", FLAGS.do_train), ("dev", FLAGS.do_eval),
-                              ("test", FLAGS.do_predict)) if on]
-    splits = {split: task.read(FLAGS.data_dir, split) for split in wanted}
+    splits = {split: task.read(FLAGS.data_dir, split)
+              for split in finetuning_flags.requested_splits()}
     for split, examples in splits.items():
         logging.info("%s %s: %d examples", task.name, split, len(examples))
     return splits
@@ -95,9 +93,7 @@ def run():
     results = None
     if FLAGS.do_eval:
         results = _evaluate(task, trainer, splits["dev"], preprocessor)
-        logging.info("eval results: %s", results)
-        if trainer.is_chief:
-            write_eval_results(os.path.join(FLAGS.output_dir, "eval_results.txt"), results)
+        finetuning_flags.report_eval_results(trainer, results)
     if FLAGS.do_predict and trainer.is_chief:
         dataset = classification.examples_dataset(splits["test"], preprocessor,
                                                   FLAGS.predict_batch_size)

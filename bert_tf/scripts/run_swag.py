@@ -20,7 +20,6 @@ from bert_tf.tasks import classification, multiple_choice
 from bert_tf.tasks.finetuning import build_trainer, num_train_steps
 from bert_tf.tasks.swag_data import NUM_CHOICES, read_swag
 from bert_tf.tokenization import BertPreprocessor
-from bert_tf.training.summaries import write_eval_results
 
 FLAGS = flags.FLAGS
 finetuning_flags.define_finetuning_flags()
@@ -30,9 +29,8 @@ FILES = {"train": "train.csv", "dev": "val.csv", "test": "test.csv"}
 def run():
     """Trains, evaluates and predicts as the flags say; returns the eval results (or None)."""
     config = finetuning_flags.check_model_flags()
-    wanted = [s for s, on in (("train", FLAGS.do_train), ("dev", FLAGS.do_eval),
-                              ("test", FLAGS.do_predict)) if on]
-    splits = {s: read_swag(os.path.join(FLAGS.data_dir or "", FILES[s])) for s in wanted}
+    splits = {s: read_swag(os.path.join(FLAGS.data_dir or "", FILES[s]))
+              for s in finetuning_flags.requested_splits()}
     preprocessor = BertPreprocessor(finetuning_flags.resolved_vocab_file(),
                                     seq_length=FLAGS.max_seq_length,
                                     do_lower_case=FLAGS.do_lower_case)
@@ -62,9 +60,7 @@ def run():
             "swag", logits_of(splits["dev"], FLAGS.eval_batch_size),
             [e.label for e in splits["dev"]])
         results["global_step"] = int(trainer.global_step.numpy())
-        logging.info("eval results: %s", results)
-        if trainer.is_chief:
-            write_eval_results(os.path.join(FLAGS.output_dir, "eval_results.txt"), results)
+        finetuning_flags.report_eval_results(trainer, results)
     if FLAGS.do_predict and trainer.is_chief:
         classification.write_test_results(
             os.path.join(FLAGS.output_dir, "test_results.tsv"),
