@@ -6,13 +6,14 @@
 #   4. fine-tune it to tell which author wrote a sentence,
 #   5. classify the sentence given as the first argument.
 # Usage: demo/run_demo.sh ["a sentence to classify"]   (make demo SENTENCE="...")
-# DEMO_OUT (default demo_output) and DEMO_PRETRAIN_STEPS (default 3000) change
-# where it writes and how long it pretrains.
+# DEMO_OUT (default demo_output), DEMO_PRETRAIN_STEPS (default 3000) and
+# DEMO_FINETUNE_EPOCHS (default 10) change where it writes and how long it trains.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
 OUT=${DEMO_OUT:-demo_output}
 STEPS=${DEMO_PRETRAIN_STEPS:-3000}
+EPOCHS=${DEMO_FINETUNE_EPOCHS:-10}
 SENTENCE=${1:-"And the moon shone on the hills and the quiet fields of the shepherds."}
 export TF_CPP_MIN_LOG_LEVEL=2 PYTHONUNBUFFERED=1
 rm -rf "$OUT" && mkdir -p "$OUT"
@@ -40,11 +41,11 @@ $PY run_pretraining.py --bert_config_file="$OUT/bert_config.json" \
   --save_checkpoints_steps=1000 --steps_per_execution=100 --max_eval_steps=20
 echo "-- pretraining eval_results.txt:"; cat "$OUT/pretrained/eval_results.txt"
 
-echo "== 4/5 run_classifier.py: which author wrote it (6 authors, 900 train sentences)"
+echo "== 4/5 run_classifier.py: which author wrote it (6 authors, 900 train sentences, $EPOCHS epochs)"
 $PY run_classifier.py --task_name=tsv --data_dir=demo/data/authors \
   --init_checkpoint="$OUT/pretrained/bert_model.ckpt" --output_dir="$OUT/authors" \
   --do_train --do_eval --max_seq_length=64 --train_batch_size=32 --eval_batch_size=32 \
-  --learning_rate=5e-4 --num_train_epochs=10 --steps_per_execution=28
+  --learning_rate=5e-4 --num_train_epochs="$EPOCHS" --steps_per_execution=28
 echo "-- fine-tuning eval_results.txt (dev: 240 sentences, chance 16.7%):"
 cat "$OUT/authors/eval_results.txt"
 

@@ -33,6 +33,7 @@ import os
 import sys
 import tempfile
 import unicodedata
+import zipfile
 
 import numpy as np
 from absl import logging
@@ -131,18 +132,27 @@ def char_table(do_lower_case):
     try:
         with np.load(path) as cached:
             return CharTable(cached["entries"], cached["expansions"])
-    except (OSError, ValueError, KeyError):
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
         pass
     table = _build_char_table(do_lower_case)
+    _write_cache(path, table)
+    return table
+
+
+def _write_cache(path, table):
+    """Writes `table` to `path` atomically; a failure is logged, not raised."""
+    temporary = None
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=os.path.dirname(path), suffix=".npz",
                                          delete=False) as f:
+            temporary = f.name
             np.savez(f, entries=table.entries, expansions=table.expansions)
-        os.replace(f.name, path)
+        os.replace(temporary, path)
     except OSError as error:
         logging.info("character table not cached (%s)", error)
-    return table
+        if temporary and os.path.exists(temporary):
+            os.unlink(temporary)
 
 
 def cache_path(do_lower_case):
