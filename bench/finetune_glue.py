@@ -42,7 +42,7 @@ flags.DEFINE_float("epochs", 3.0, "Training epochs.")
 flags.DEFINE_float("learning_rate", 5e-5, "Peak learning rate.")
 flags.DEFINE_integer("batch_size", 32, "Training batch size.")
 flags.DEFINE_integer("max_seq_length", 0, "Sequence length (0: per task, 64 for the "
-                     "single-sentence SST-2 and CoLA, none of whose sentences is longer, "
+                     "single-sentence SST-2 and CoLA, whose sentences fit, "
                      "else 128).")
 flags.DEFINE_integer("seed", 12345, "Seed of the subset and the order.")
 flags.DEFINE_bool("jit_compile", False, "XLA-compile our training step (slower on CPU).")
