@@ -42,7 +42,8 @@ import torch  # noqa: E402
 import transformers  # noqa: E402
 
 from bert_tf.config import NAMED_SIZES, BertConfig  # noqa: E402
-from round_robin import summarize, time_round_robin  # noqa: E402
+from round_robin import (define_threads_flag, load_average, summarize,  # noqa: E402
+                         time_round_robin, use_threads)
 from bert_tf.modeling import BertEncoder  # noqa: E402
 
 IMPLEMENTATIONS = ("ours", "keras_hub", "hf")
@@ -54,8 +55,7 @@ flags.DEFINE_integer("batch_size", 32, "Sequences per forward pass.", lower_boun
 flags.DEFINE_integer("seq_length", 128, "Tokens per sequence.", lower_bound=1, upper_bound=512)
 flags.DEFINE_integer("iterations", 3, "Timed forward passes per implementation.", lower_bound=1)
 flags.DEFINE_integer("warmup", 1, "Untimed forward passes first (tracing, XLA).", lower_bound=0)
-flags.DEFINE_integer("threads", len(os.sched_getaffinity(0)),
-                     "Compute threads for TensorFlow and PyTorch.", lower_bound=1)
+define_threads_flag()
 flags.DEFINE_integer("peak_matmul_size", 4096, "Side of the numpy peak matmul.", lower_bound=256)
 flags.register_validator("sizes", lambda v: set(v) <= set(NAMED_SIZES),
                          f"--sizes: each must be one of {', '.join(NAMED_SIZES)}")
@@ -207,11 +207,10 @@ def markdown_table(rows, batch, length, peak, threads):
 
 def main(argv):
     del argv
-    tf.config.threading.set_intra_op_parallelism_threads(FLAGS.threads)
-    torch.set_num_threads(FLAGS.threads)
+    use_threads(FLAGS.threads)
     batch, length = FLAGS.batch_size, FLAGS.seq_length
     started = datetime.datetime.now().isoformat(timespec="seconds")
-    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
+    load = load_average()
     peak_before = numpy_matmul_peak(FLAGS.peak_matmul_size)
     rows, diffs = time_sizes(FLAGS.sizes, FLAGS.implementations, batch, length,
                              FLAGS.warmup, FLAGS.iterations)

@@ -49,7 +49,8 @@ import torch  # noqa: E402
 import transformers  # noqa: E402
 
 from bert_tf.config import NAMED_SIZES, BertConfig  # noqa: E402
-from round_robin import summarize, time_round_robin  # noqa: E402
+from round_robin import (define_threads_flag, load_average, summarize,  # noqa: E402
+                         time_round_robin, use_threads)
 from bert_tf.data import readers  # noqa: E402
 from bert_tf.modeling.pretrainer import BertPretrainer  # noqa: E402
 from bert_tf.training.optimization import create_optimizer  # noqa: E402
@@ -66,8 +67,7 @@ flags.DEFINE_list("implementations", list(IMPLEMENTATIONS), "Which trainers to t
 flags.DEFINE_integer("batch_size", 32, "Sequences per step.", lower_bound=1)
 flags.DEFINE_integer("iterations", 5, "Timed steps per implementation.", lower_bound=1)
 flags.DEFINE_integer("warmup", 2, "Untimed steps first (tracing, XLA).", lower_bound=1)
-flags.DEFINE_integer("threads", len(os.sched_getaffinity(0)),
-                     "Compute threads for TensorFlow and PyTorch.", lower_bound=1)
+define_threads_flag()
 flags.register_validator("sizes", lambda v: set(v) <= set(NAMED_SIZES),
                          f"--sizes: each must be one of {', '.join(NAMED_SIZES)}")
 flags.register_validator("implementations", lambda v: set(v) <= set(IMPLEMENTATIONS),
@@ -205,9 +205,8 @@ def markdown_table(rows, batch_size, threads):
 
 def main(argv):
     del argv
-    tf.config.threading.set_intra_op_parallelism_threads(FLAGS.threads)
-    torch.set_num_threads(FLAGS.threads)
-    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
+    use_threads(FLAGS.threads)
+    load = load_average()
     batch = real_batch(FLAGS.batch_size)
     rows = []
     for size in FLAGS.sizes:
