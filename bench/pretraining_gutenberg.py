@@ -41,8 +41,8 @@ from bert_tf.data.pretraining_data import create_exact  # noqa: E402
 from bert_tf.data.pretraining_instances import InstanceConfig  # noqa: E402
 from bert_tf.modeling.pretrainer import BertPretrainer  # noqa: E402
 from bert_tf.training.optimization import create_optimizer  # noqa: E402
-from bert_tf.training.pretraining_inputs import pretraining_dataset_fn  # noqa: E402
-from bert_tf.training.pretraining_losses import pretraining_objective  # noqa: E402
+from bert_tf.tasks.pretraining_inputs import pretraining_dataset_fn  # noqa: E402
+from bert_tf.tasks.pretraining_objective import pretraining_objective  # noqa: E402
 from bert_tf.training.trainer import Trainer  # noqa: E402
 
 SHARED = pathlib.Path(__file__).resolve().parent.parent.parent / "shared" / "data"

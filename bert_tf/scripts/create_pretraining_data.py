@@ -17,11 +17,11 @@ bounded; records are deterministic per input, flags and shard size (not per
 N), and follow the same distribution, but are not the original's.
 """
 
-import sys
-
-from absl import app, flags
+from absl import flags
 
 from bert_tf.data.pretraining_instances import InstanceConfig
+from bert_tf.errors import UsageError
+from bert_tf.scripts import cli
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("input_file", None, "Text to learn from: a comma list of files or globs; "
@@ -55,7 +55,7 @@ def _config() -> InstanceConfig:
             masked_lm_prob=FLAGS.masked_lm_prob, short_seq_prob=FLAGS.short_seq_prob,
             do_whole_word_mask=FLAGS.do_whole_word_mask, dupe_factor=FLAGS.dupe_factor)
     except ValueError as error:
-        raise app.UsageError(f"--{error}") from None
+        raise UsageError(f"--{error}") from None
 
 
 def _create(output_files, config):
@@ -76,22 +76,18 @@ def _create(output_files, config):
                        FLAGS.random_seed, FLAGS.num_workers, **shard_bytes)
 
 
-def main(argv):
-    if len(argv) > 1:
-        raise app.UsageError(f"unexpected arguments: {argv[1:]}")
+def run():
+    """Writes the records the flags ask for."""
     config = _config()
     output_files = [path.strip() for path in FLAGS.output_file.split(",") if path.strip()]
     if not output_files:
-        raise app.UsageError(f"--output_file={FLAGS.output_file!r} names no file")
-    try:
-        _create(output_files, config)
-    except (OSError, ValueError) as error:  # VocabError is a ValueError
-        sys.exit(f"create_pretraining_data: error: {error}")
+        raise UsageError(f"--output_file={FLAGS.output_file!r} names no file")
+    _create(output_files, config)
 
 
 def console_main():
-    flags.mark_flags_as_required(["input_file", "output_file", "vocab_file"])
-    app.run(main)
+    cli.run_main(run, "create_pretraining_data",
+                 required=["input_file", "output_file", "vocab_file"])
 
 
 if __name__ == "__main__":
