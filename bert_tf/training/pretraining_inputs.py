@@ -20,6 +20,7 @@ import tensorflow as tf
 
 from bert_tf.data import readers
 from bert_tf.data.dynamic_masking import dynamic_pretraining_dataset
+from bert_tf.data.pretraining_options import PretrainingDataOptions
 
 # Dynamic masking's evaluation pass draws its pairs and masks from this seed,
 # so that every evaluation of a run sees the same batches.
@@ -101,6 +102,14 @@ def pretraining_dataset_fn(input_files, seq_length, max_predictions_per_seq, bat
         `input_context -> tf.data.Dataset`.
     """
 
+    if dynamic_masking is not None:
+        options = PretrainingDataOptions(
+            do_lower_case=dynamic_masking.do_lower_case, max_seq_length=seq_length,
+            max_predictions_per_seq=max_predictions_per_seq,
+            masked_lm_prob=dynamic_masking.masked_lm_prob,
+            short_seq_prob=dynamic_masking.short_seq_prob,
+            do_whole_word_mask=dynamic_masking.do_whole_word_mask)
+
     def dataset_fn(input_context=None):
         if dynamic_masking is None:
             dataset = readers.pretraining_dataset(
@@ -108,11 +117,7 @@ def pretraining_dataset_fn(input_files, seq_length, max_predictions_per_seq, bat
                 input_context=input_context, seed=seed)
         else:
             dataset = dynamic_pretraining_dataset(
-                input_files, dynamic_masking.vocab_file, seq_length, max_predictions_per_seq,
-                batch_size, is_training, lower_case=dynamic_masking.do_lower_case,
-                masked_lm_prob=dynamic_masking.masked_lm_prob,
-                short_seq_prob=dynamic_masking.short_seq_prob,
-                whole_word_mask=dynamic_masking.do_whole_word_mask,
+                input_files, dynamic_masking.vocab_file, options, batch_size, is_training,
                 input_context=input_context,
                 seed=seed if is_training or seed is not None else DYNAMIC_EVAL_SEED)
         if causal:
