@@ -117,10 +117,10 @@ def tokenize_documents(documents: List[TextDocument],
     """Token ids of every sentence; empty sentences and documents are dropped.
 
     A sentence of more than `max_num_tokens` tokens cannot fit one example
-    whole: it is cut, and the rest of it never seen. Such sentences are
-    logged by file and line (the first few per file, then a count); a
-    corpus with whole paragraphs or books on one line needs its sentences
-    split first.
+    whole: every example that uses it keeps at most `max_num_tokens` of its
+    tokens. Such sentences are logged by file and line (the first few per
+    file, then a count); a corpus with whole paragraphs or books on one line
+    needs its sentences split first.
 
     Args:
       documents: documents from `read_documents`.
@@ -167,6 +167,7 @@ def _warn_too_long(origin: str, length: int, max_num_tokens: int,
     path = origin.rsplit(":", 1)[0]
     counts[path] += 1
     if counts[path] <= _MAX_WARNINGS_PER_FILE:
-        logging.warning("%s: a sentence of %d tokens, more than max_seq_length - 3 = %d: it is "
-                        "cut to fit one example and the rest is never seen (is the text one "
-                        "sentence per line?)", origin, length, max_num_tokens)
+        logging.warning("%s: a sentence of %d tokens, more than max_seq_length - 3 = %d: no "
+                        "example holds more than %d of its tokens (split long lines into "
+                        "sentences to use all the text)", origin, length, max_num_tokens,
+                        max_num_tokens)
