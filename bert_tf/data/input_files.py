@@ -78,7 +78,7 @@ def check_text_file(path: str) -> None:
       >>> check_text_file(path)  # doctest: +ELLIPSIS
       Traceback (most recent call last):
       ...
-      ValueError: .../records.tfrecord: not a text file (a NUL byte at offset 1); is it a TFRecord, compressed or other binary file?
+      ValueError: .../records.tfrecord: not a text file (a NUL byte at offset 1); is it a TFRecord, compressed or other binary file, or UTF-16 text?
     """
     try:
         with tf.io.gfile.GFile(path, "rb") as reader:
@@ -88,7 +88,7 @@ def check_text_file(path: str) -> None:
     nul = head.find(b"\x00")
     if nul >= 0:
         raise ValueError(f"{path}: not a text file (a NUL byte at offset {nul}); is it a "
-                         "TFRecord, compressed or other binary file?")
+                         "TFRecord, compressed or other binary file, or UTF-16 text?")
     decoder = codecs.getincrementaldecoder("utf-8")("ignore")
     text = decoder.decode(head, final=len(head) < SNIFF_BYTES)
     undecodable = len(head) - len(text.encode("utf-8")) - len(decoder.getstate()[0])

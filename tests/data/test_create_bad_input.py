@@ -8,7 +8,7 @@ import pytest
 import tensorflow as tf
 
 from bert_tf.data.documents import read_lines
-from bert_tf.data.input_files import expand_input_patterns
+from bert_tf.data.input_files import check_text_file, expand_input_patterns
 from bert_tf.data.pretraining_data import create_exact
 from bert_tf.data.pretraining_options import PretrainingDataOptions
 from bert_tf.data.sharded_pretraining_data import create_sharded
@@ -52,6 +52,7 @@ def test_input_without_text_is_an_error_and_leaves_no_output(text, tmp_path, unc
 
 def test_undecodable_bytes_are_reported_by_line_and_dropped(tmp_path, caplog):
     source = _write(tmp_path / "bad.txt", b"first line\nsec\xffond \xfe line\n\nthird\n")
+    check_text_file(source)  # a few stray bytes: still text, read with warnings
     with caplog.at_level(logging.WARNING):
         lines = list(read_lines(source))
     assert lines == ["first line", "second  line", "", "third"]
