@@ -13,7 +13,8 @@ model's bert_config.json.
 
 from absl import flags, logging
 
-from bert_tf.data import readers, vocab_learning
+from bert_tf.data import vocab_learning
+from bert_tf.data.input_files import expand_input_patterns
 from bert_tf.errors import UsageError
 from bert_tf.scripts import cli
 
@@ -41,7 +42,7 @@ flags.DEFINE_integer("max_unique_chars", 1000,
 def run():
     """Learns the vocabulary and writes it."""
     try:
-        files = readers.expand_input_patterns(FLAGS.input_file)
+        files = expand_input_patterns(FLAGS.input_file)
     except ValueError as error:
         raise UsageError(f"--input_file: {error}") from None
     try:

@@ -39,7 +39,7 @@ from bert_tf.scripts import cli, runner_flags
 from bert_tf.tasks import runner
 from bert_tf.tasks.model_files import vocab_beside
 from bert_tf.tasks.pretraining import PretrainingTask
-from bert_tf.tasks.pretraining_inputs import DynamicMasking
+from bert_tf.data.pretraining_options import PretrainingDataOptions
 from bert_tf.tokenization.vocab import PRETRAINING_REQUIRED_TOKENS, load_vocab
 
 FLAGS = flags.FLAGS
@@ -76,12 +76,18 @@ flags.DEFINE_bool("do_whole_word_mask", False, "With --dynamic_masking: mask who
 
 
 def _dynamic_masking(model_files):
-    """The `DynamicMasking` options of `--dynamic_masking`, checked; else None."""
+    """The `PretrainingDataOptions` of `--dynamic_masking`, checked; else None."""
     if not FLAGS.dynamic_masking:
         return None
     load_vocab(model_files.vocab_file, PRETRAINING_REQUIRED_TOKENS)
-    return DynamicMasking(model_files.vocab_file, FLAGS.do_lower_case, FLAGS.masked_lm_prob,
-                          FLAGS.short_seq_prob, FLAGS.do_whole_word_mask)
+    try:
+        return PretrainingDataOptions(
+            do_lower_case=FLAGS.do_lower_case, max_seq_length=FLAGS.max_seq_length,
+            max_predictions_per_seq=FLAGS.max_predictions_per_seq,
+            masked_lm_prob=FLAGS.masked_lm_prob, short_seq_prob=FLAGS.short_seq_prob,
+            do_whole_word_mask=FLAGS.do_whole_word_mask)
+    except ValueError as error:
+        raise UsageError(f"--{error}") from None
 
 
 def run():

@@ -12,6 +12,7 @@ an original release folder.
 
 from bert_tf.checkpoints import export_original
 from bert_tf.data import readers
+from bert_tf.data.input_files import expand_input_patterns
 from bert_tf.data.record_files import count_framed_records
 from bert_tf.errors import UsageError
 from bert_tf.modeling.pretrainer import BertPretrainer
@@ -33,7 +34,8 @@ class PretrainingTask(Task):
         max_seq_length, max_predictions_per_seq: what the records hold.
         nsp: train the next-sentence head (False: the paper's "No NSP").
         causal: the left-to-right ablation ("LTR & No NSP").
-        dynamic_masking: a `DynamicMasking` to read raw text, or None.
+        dynamic_masking: `PretrainingDataOptions` to pair and mask raw text
+            while training (tokenized with the model's vocabulary), or None.
     """
 
     name = "pretraining"
@@ -60,7 +62,7 @@ class PretrainingTask(Task):
         if flag is None:
             raise UsageError(f"pretraining has no {split} split (use --do_train / --do_eval)")
         try:
-            files = readers.expand_input_patterns(self.inputs[split])
+            files = expand_input_patterns(self.inputs[split])
         except ValueError as error:
             raise UsageError(f"--{flag}: {error}") from None
         if self.dynamic_masking is None:
@@ -88,7 +90,8 @@ class PretrainingTask(Task):
     def dataset(self, examples, batch_size, is_training, input_context=None, seed=None):
         dataset_fn = pretraining_dataset_fn(
             ",".join(examples), self.max_seq_length, self.max_predictions_per_seq, batch_size,
-            is_training, causal=self.causal, seed=seed, dynamic_masking=self.dynamic_masking)
+            is_training, causal=self.causal, seed=seed, dynamic_masking=self.dynamic_masking,
+            vocab_file=self.model_files.vocab_file)
         return dataset_fn(input_context)
 
     def evaluate(self, context, examples):
