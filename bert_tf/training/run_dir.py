@@ -10,7 +10,8 @@ file systems that do not support it, two hosts are not kept apart.)
 
 The runner takes the lock (`bert_tf.tasks.runner.run` for fine-tuning and
 `run_pretraining`); `Trainer` does not, so that tests and notebooks can
-build several trainers on one folder in one process.
+build several trainers on one folder in one process. In a multi-worker run
+only the chief takes it: the workers share the folder by design.
 
 Writers in this package write under a temporary name and rename when done:
 `NAME.tmp-PID*` (original-format checkpoints, prediction files),
