@@ -12,7 +12,7 @@ import os
 import re
 
 from absl import logging
-from safetensors import safe_open
+from safetensors import SafetensorError, safe_open
 
 from bert_tf.checkpoints.name_map import tf1_variable_map
 from bert_tf.checkpoints.tf1 import CheckpointError, LoadReport, assign_weights, check_compatible
@@ -90,6 +90,14 @@ def load_hf_safetensors(model, path):
     """
     filename = resolve_safetensors(path)
     refs = tf1_variable_map(model)
+    try:
+        return _load(refs, filename)
+    except SafetensorError as error:
+        raise CheckpointError(f"{filename}: not a readable safetensors file ({error}); is it "
+                              "truncated? Copy or convert it again") from None
+
+
+def _load(refs, filename):
     with safe_open(filename, framework="numpy") as tensors:
         keys = set(tensors.keys())
         prefix = "bert." if any(k.startswith("bert.") for k in keys) else ""

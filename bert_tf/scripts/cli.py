@@ -1,10 +1,12 @@
 """The one error policy and entry point of every script.
 
 Expected failures (a bad flag, file, data or checkpoint: `ValueError`,
-`OSError`, a non-finite loss, corrupt data) print one line that names the
-flag, file or line, without a traceback; `--verbose` adds the traceback.
-Exit codes: 2 for usage errors (flags that cannot work, including flag
-parsing), 1 for everything else that went wrong, 0 on success.
+`OSError`, a non-finite loss, corrupt data, a stop on a signal) print one
+line that names the flag, file or line, without a traceback; `--verbose`
+adds the traceback. Exit codes: 2 for usage errors (flags that cannot work,
+including flag parsing), 128 + N after a stop on signal N (the checkpoint is
+saved; rerun to resume), 1 for everything else that went wrong, 0 on
+success.
 """
 
 import sys
@@ -14,7 +16,7 @@ import tensorflow as tf
 from absl import app, flags
 
 from bert_tf.errors import UsageError
-from bert_tf.training.trainer import NonFiniteLossError
+from bert_tf.training.interrupts import TrainingStopped
 
 FLAGS = flags.FLAGS
 flags.DEFINE_bool("verbose", False, "Show the full traceback of errors.")
@@ -22,7 +24,7 @@ flags.DEFINE_bool("verbose", False, "Show the full traceback of errors.")
 USAGE_EXIT_CODE = 2
 ERROR_EXIT_CODE = 1
 # What a user can fix; anything else is a bug and keeps its traceback.
-EXPECTED_ERRORS = (ValueError, OSError, NonFiniteLossError, tf.errors.DataLossError,
+EXPECTED_ERRORS = (ValueError, OSError, TrainingStopped, tf.errors.DataLossError,
                    tf.errors.NotFoundError)
 
 
@@ -63,6 +65,7 @@ def run_main(run, program, required=()):
         except (UsageError, app.UsageError) as error:
             _fail(program, error, USAGE_EXIT_CODE)
         except EXPECTED_ERRORS as error:
-            _fail(program, error, ERROR_EXIT_CODE)
+            # A stop on SIGTERM/SIGINT exits 128 + the signal, as the shell reports it.
+            _fail(program, error, getattr(error, "exit_code", ERROR_EXIT_CODE))
 
     app.run(main, flags_parser=_parse_flags(program))

@@ -76,7 +76,8 @@ def resolve_model_files(bert_config_file=None, vocab_file=None, init_checkpoint=
     ...     _ = f.write("[PAD]\\n[UNK]\\n[CLS]\\n[SEP]\\nhi\\n")
     >>> with open(os.path.join(folder, "bert_config.json"), "w") as f:
     ...     json.dump({"vocab_size": 4, "hidden_size": 8, "num_hidden_layers": 1,
-    ...                "num_attention_heads": 2, "intermediate_size": 16}, f)
+    ...                "num_attention_heads": 2, "intermediate_size": 16, "hidden_act": "gelu",
+    ...                "max_position_embeddings": 16, "type_vocab_size": 2}, f)
     >>> resolve_model_files(init_checkpoint=folder)
     Traceback (most recent call last):
     bert_tf.errors.UsageError: --vocab_file=...vocab.txt has 5 tokens but the model's embedding table has vocab_size=4 rows (bert_config.json); give the vocabulary the model was trained with

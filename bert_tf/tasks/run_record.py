@@ -11,10 +11,10 @@ the differences, and an evaluation without training says what it scores.
 import json
 import os
 
-import tensorflow as tf
 from absl import logging
 
 from bert_tf.errors import UsageError
+from bert_tf.training.resume import original_checkpoint, training_checkpoints
 
 RECORD_FILE = "run.json"
 # The options that decide what a training run computes (not how fast).
@@ -59,7 +59,9 @@ def check_run_record(output_dir, task, options, train_steps):
             and no `init_checkpoint`.
     """
     path = os.path.join(output_dir, RECORD_FILE)
-    latest = tf.train.latest_checkpoint(output_dir)
+    checkpoints = training_checkpoints(output_dir) or (
+        [(None, original_checkpoint(output_dir))] if original_checkpoint(output_dir) else [])
+    latest = checkpoints[0][1] if checkpoints else None
     recorded = None
     if os.path.exists(path):
         try:

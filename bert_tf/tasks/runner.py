@@ -6,7 +6,8 @@ multiple choice, span QA and tagging:
 1. check the options and build the strategy;
 2. read and validate every split the phases need, before any model is built,
    so bad data fails in seconds, naming its file and line; then create
-   `output_dir` (also for eval or predict alone, as the original does);
+   `output_dir` (also for eval or predict alone, as the original does) and
+   lock it, so a second run on the same folder fails at once;
 3. build the model and optimizer under the strategy (and dtype policy);
 4. resume from the newest checkpoint in `output_dir`, after checking that the
    run recorded there was started with the same training options; or start
@@ -18,6 +19,7 @@ Nothing here reads absl flags: scripts build `RunOptions` from theirs, and
 tests run whole runners in-process. See `bert_tf.tasks.task` for an example.
 """
 
+import contextlib
 import os
 
 from absl import logging
@@ -28,6 +30,7 @@ from bert_tf.tasks.task import RunContext
 from bert_tf.training import distribution, precision
 from bert_tf.training.init_checkpoint import initialize_from_checkpoint
 from bert_tf.training.optimization import create_optimizer
+from bert_tf.training.run_dir import OutputDirLock
 from bert_tf.training.summaries import write_eval_results
 from bert_tf.training.trainer import Trainer
 
@@ -92,6 +95,14 @@ def run(task, options):
     strategy = _strategy(options)  # first: multi-worker set-up must precede any TF op
     splits = read_splits(task, options)
     os.makedirs(options.output_dir, exist_ok=True)
+    # One run per folder (the chief holds the lock; workers share the folder by design).
+    lock = OutputDirLock(options.output_dir) if distribution.is_chief(strategy) else (
+        contextlib.nullcontext())
+    with lock:
+        return _run_phases(task, options, strategy, splits)
+
+
+def _run_phases(task, options, strategy, splits):
     train_steps = task.train_steps(splits.get("train", ()), options)
     check_run_record(options.output_dir, task, options, train_steps)
     trainer = build_trainer(task, options, strategy, train_steps)

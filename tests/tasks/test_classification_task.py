@@ -1,5 +1,7 @@
 """The classification family run in-process through the one runner flow, on real GLUE rows."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -132,3 +134,13 @@ def test_cross_entropy_matches_numpy():
     log_softmax = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
     np.testing.assert_allclose(cross_entropy(logits, labels), -log_softmax[[0, 1], labels],
                                rtol=1e-6)
+
+
+def test_a_second_run_on_a_locked_output_dir_fails_at_once(tmp_path):
+    from bert_tf.training.run_dir import OutputDirInUseError, OutputDirLock
+    data = glue_subset(tmp_path, "MRPC", 8, files=("train.tsv",))
+    (tmp_path / "out").mkdir()
+    with OutputDirLock(str(tmp_path / "out")):
+        with pytest.raises(OutputDirInUseError, match=rf"in use by process {os.getpid()} "):
+            runner.run(_task("MRPC", data), quick_options(tmp_path / "out", do_train=True))
+    assert not list((tmp_path / "out").glob("ckpt-*"))

@@ -10,7 +10,7 @@ import tensorflow as tf
 
 from bert_tf.modeling.pretrainer import BertPretrainer
 from bert_tf.training.objective import batch_loss
-from bert_tf.training.pretraining_losses import pretraining_objective
+from bert_tf.tasks.pretraining_objective import pretraining_objective
 from bert_tf.training.trainer import Trainer
 from training.tiny_training import BATCH, CONFIG, dataset_fn, examples
 

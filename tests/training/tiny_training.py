@@ -7,7 +7,7 @@ from bert_tf.config import BertConfig
 from bert_tf.modeling.pretrainer import BertPretrainer
 from bert_tf.training import precision
 from bert_tf.training.optimization import create_optimizer
-from bert_tf.training.pretraining_losses import pretraining_objective
+from bert_tf.tasks.pretraining_objective import pretraining_objective
 from bert_tf.training.trainer import Trainer
 
 CONFIG = BertConfig(vocab_size=99, hidden_size=32, num_hidden_layers=1, num_attention_heads=4,

@@ -1,0 +1,18 @@
+"""Damaged weight files fail with a message that names the file."""
+
+import numpy as np
+import pytest
+from safetensors.numpy import save_file
+
+from bert_tf.checkpoints import CheckpointError, load_hf_safetensors
+from bert_tf.modeling import BertEncoder
+
+
+def test_truncated_safetensors_names_the_file(tmp_path, tiny_config):
+    path = tmp_path / "model.safetensors"
+    save_file({"embeddings.word_embeddings.weight": np.zeros((99, 32), "float32")}, str(path))
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(CheckpointError, match=r"model.safetensors: not a readable safetensors "
+                                              r"file .*truncated"):
+        load_hf_safetensors(BertEncoder(tiny_config), str(path))

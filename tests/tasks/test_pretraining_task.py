@@ -1,0 +1,36 @@
+"""Pretraining as a task: its input files are checked before any training."""
+
+import pytest
+
+from bert_tf.errors import UsageError
+from bert_tf.tasks.pretraining import PretrainingTask
+from tasks.task_runs import tiny_model_files
+from tests_shared import shared_path
+
+
+def _task(input_file, **kwargs):
+    return PretrainingTask(tiny_model_files(), input_file, **kwargs)
+
+
+def test_truncated_records_are_named_before_training(tmp_path):
+    data = shared_path("golden", "sample_text_seed12345_dupe10.tfrecord").read_bytes()
+    cut = tmp_path / "cut.tfrecord"
+    cut.write_bytes(data[:-100])
+    with pytest.raises(ValueError, match=r"cut.tfrecord: TFRecord file cut short: record 118 "):
+        _task(str(cut)).read_split("train")
+
+
+def test_text_given_as_records_is_named(tmp_path):
+    with pytest.raises(ValueError, match=r"sample_text.txt: "):
+        _task(str(shared_path("corpus", "sample_text.txt"))).read_split("train")
+
+
+def test_records_of_another_length_are_named():
+    records = str(shared_path("golden", "sample_text_seed12345_dupe10.tfrecord"))
+    with pytest.raises(ValueError, match=r"has length 128, expected 64 \(seq_length\)"):
+        _task(records, max_seq_length=64).read_split("train")
+
+
+def test_missing_inputs_name_the_flag():
+    with pytest.raises(UsageError, match=r"--eval_input_file: .*matches no file"):
+        _task("unused", eval_input_file="/nonexistent/*.tfrecord").read_split("dev")
