@@ -151,7 +151,8 @@ class Parity:
             if self.version_2 and not any(entry["text"] for entry in nbest):
                 counts["hf_null_only"] += 1
                 counts["matching_null_only"] += _same_null_only(
-                    nbest, ours[0][qas_id], theirs[1][qas_id], theirs[0][qas_id])
+                    nbest, ours[0][qas_id], theirs[1][qas_id], theirs[0][qas_id]) and \
+                    ours[2][qas_id] == theirs[2][qas_id]
                 continue
             counts["matching_predictions"] += ours[0][qas_id] == theirs[0][qas_id]
             counts["matching_nbest"] += nbest == theirs[1][qas_id]
