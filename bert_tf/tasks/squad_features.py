@@ -131,6 +131,8 @@ def max_context_windows(windows, num_pieces):
     >>> max_context_windows([(0, 4), (2, 4)], 6)
     [0, 0, 0, 1, 1, 1]
     """
+    if len(windows) == 1:
+        return [0] * num_pieces
     best_window = [None] * num_pieces
     best_score = [None] * num_pieces
     for window_index, (start, length) in enumerate(windows):
