@@ -151,3 +151,18 @@ def test_word_cache_gives_word_by_word_pieces(tmp_path, tokenizer):
         assert feature.doc_pieces == pieces
         assert np.array_equal(feature.input_ids,
                               tokenizer.convert_tokens_to_ids(feature.tokens))
+
+
+def test_hf_departure_tokenizer_word_limit(tmp_path, tokenizer, hf_tokenizer):
+    # HF's slow tokenizer turns words over 100 characters into [UNK]; the original's limit
+    # is 200. (On all of SQuAD's train and dev words and questions the two tokenizers
+    # agree; this is the kind of context where they do not.)
+    long_word = "ab" * 60
+    context = f"The code {long_word} is long."
+    path = write_squad(tmp_path, context, [answer("q", context, long_word)])
+    examples = squad_data.read_squad_examples(path, is_training=True)
+    (ours,) = squad_features.convert_examples_to_features(examples, tokenizer, 128, 16, 8, True)
+    (hf,) = hf_windows(tmp_path, hf_tokenizer, 128, 16)
+    assert ours.doc_pieces[2:4] == ["aba", "##ba"] and "[UNK]" not in ours.tokens
+    assert hf.tokens[ours.doc_offset + 2] == "[UNK]"
+    assert len(hf.tokens) < len(ours.tokens)
