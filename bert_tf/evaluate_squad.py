@@ -14,7 +14,6 @@ line, v2.0 indented), or written to `--out-file`.
 
 import argparse
 import json
-import sys
 
 from bert_tf.tasks import squad_data
 from bert_tf.tasks import squad_scoring
@@ -64,6 +63,7 @@ def evaluate(data_file, prediction_file, na_prob_file=None, na_prob_thresh=1.0):
 
 
 def main(argv=None):
+    """The command line (`argv` without the program name; default: `sys.argv[1:]`)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data_file", help="SQuAD JSON with gold answers (plain or .gz)")
     parser.add_argument("pred_file", help="predictions JSON {question id: text}")
@@ -83,8 +83,7 @@ def main(argv=None):
             json.dump(report, f)
     else:
         print(json.dumps(report, indent=indent))
-    return report
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()
