@@ -27,7 +27,13 @@ def gold_questions(content):
 
 
 def is_version_2(content):
-    """Whether a parsed SQuAD file is 2.0 (its version, or any `is_impossible`)."""
+    """Whether a parsed SQuAD file is 2.0 (its version, or any `is_impossible`).
+
+    >>> is_version_2({"version": "v2.0", "data": []})
+    True
+    >>> is_version_2({"version": "1.1", "data": [{"paragraphs": [{"qas": [{"id": "q"}]}]}]})
+    False
+    """
     if str(content.get("version", "")).lstrip("v").startswith("2"):
         return True
     return any("is_impossible" in qa for article in content["data"]

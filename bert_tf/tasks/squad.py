@@ -29,7 +29,18 @@ from bert_tf.training.objective import LossWeights, Objective
 
 
 def build_span_model(config):
-    """Encoder + span head: input dict -> {"start_logits", "end_logits"} `[B, T]` float32."""
+    """Encoder + span head: input dict -> {"start_logits", "end_logits"} `[B, T]` float32.
+
+    >>> import numpy as np
+    >>> from bert_tf.config import BertConfig
+    >>> config = BertConfig(vocab_size=20, hidden_size=8, num_hidden_layers=1,
+    ...                     num_attention_heads=2, intermediate_size=16)
+    >>> ids = np.ones((2, 6), "int32")
+    >>> outputs = build_span_model(config)(
+    ...     {"input_ids": ids, "input_mask": ids, "segment_ids": 0 * ids})
+    >>> sorted(outputs), tuple(outputs["start_logits"].shape)
+    (['end_logits', 'start_logits'], (2, 6))
+    """
     encoder = BertEncoder(config)
     head = SpanHead(initializer_range=config.initializer_range, name="squad")
     start_logits, end_logits = head(encoder(encoder.input)["sequence_output"])
@@ -38,7 +49,17 @@ def build_span_model(config):
 
 
 def span_objective():
-    """Per window: (start cross-entropy + end cross-entropy) / 2, averaged over windows."""
+    """Per window: (start cross-entropy + end cross-entropy) / 2, averaged over windows.
+
+    >>> import numpy as np
+    >>> from bert_tf.training.objective import batch_loss
+    >>> uniform = {"start_logits": np.zeros((1, 4), "float32"),
+    ...            "end_logits": np.zeros((1, 4), "float32")}
+    >>> total, _ = batch_loss(span_objective(), uniform,
+    ...                       {"start_positions": np.array([1]), "end_positions": np.array([2])})
+    >>> round(float(total), 5)  # log 4
+    1.38629
+    """
     def loss_weights(batch):
         return {"loss": LossWeights(ops.ones_like(batch["start_positions"], "float32"))}
 

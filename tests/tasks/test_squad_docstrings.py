@@ -6,7 +6,8 @@ import importlib
 import pytest
 
 MODULES = ["bert_tf.tasks.squad_data", "bert_tf.tasks.squad_features",
-           "bert_tf.tasks.squad_postprocessing", "bert_tf.tasks.squad_scoring"]
+           "bert_tf.tasks.squad_postprocessing", "bert_tf.tasks.squad_scoring",
+           "bert_tf.tasks.squad", "bert_tf.evaluate_squad"]
 
 
 @pytest.mark.parametrize("name", MODULES)
