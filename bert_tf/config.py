@@ -9,12 +9,22 @@ compact-models release (Tiny..Large).
 
 import copy
 import dataclasses
+import difflib
 import json
 import os
 
 # Activations the encoder understands. "gelu" is the original's tanh
 # approximation; "gelu_exact" is the erf form that HuggingFace calls "gelu".
 SUPPORTED_ACTIVATIONS = ("gelu", "gelu_exact", "relu", "tanh", "swish")
+
+# HuggingFace's `BertConfig` defaults: what a key missing from its
+# `config.json` means there.
+_HF_DEFAULTS = {
+    "vocab_size": 30522, "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
+    "intermediate_size": 3072, "hidden_act": "gelu", "hidden_dropout_prob": 0.1,
+    "attention_probs_dropout_prob": 0.1, "max_position_embeddings": 512, "type_vocab_size": 2,
+    "initializer_range": 0.02,
+}
 
 # HuggingFace `hidden_act` spelling -> ours (same function, other name).
 _HF_ACTIVATIONS = {
@@ -37,6 +47,23 @@ NAMED_SIZES = {
     "base": (12, 768, 12),
     "large": (24, 1024, 16),
 }
+
+
+# Fields a config file must give: they decide what the weights compute.
+# Training-only fields (dropout rates, initializer_range) may be left to the
+# original's defaults.
+REQUIRED_FIELDS = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
+                   "intermediate_size", "hidden_act", "max_position_embeddings",
+                   "type_vocab_size")
+
+# Extra keys of released files, kept as they are although some look like our
+# fields (`pooler_num_attention_heads`).
+RELEASED_EXTRA_KEYS = ("directionality", "pooler_fc_size", "pooler_num_attention_heads",
+                       "pooler_num_fc_layers", "pooler_size_per_head", "pooler_type")
+
+# How alike (difflib ratio) an unknown key and a field must be to call the key
+# a misspelling: `num_hidden_layer` is 0.97, HF's `position_embedding_type` 0.78.
+_MISSPELLING_CUTOFF = 0.85
 
 
 class ConfigError(ValueError):
@@ -112,10 +139,35 @@ class BertConfig:
 
     @classmethod
     def from_dict(cls, values, source="BertConfig"):
-        """Builds a config from a dict; unknown keys go to `extra`; errors name `source`."""
-        known = {f.name for f in dataclasses.fields(cls)} - {"extra"}
-        if "vocab_size" not in values:
-            raise ConfigError(f"{source}: missing required key 'vocab_size'")
+        """Builds a config from a dict such as a `bert_config.json`; errors name `source`.
+
+        Every key of `REQUIRED_FIELDS` must be present. An unknown key that is
+        nearly a field's name is refused as a misspelling (it would otherwise
+        be ignored and the default trained); other unknown keys go to `extra`.
+
+        >>> fields = BertConfig.named("tiny", vocab_size=9).to_dict()
+        >>> del fields["num_hidden_layers"]
+        >>> BertConfig.from_dict(fields, "my.json")
+        Traceback (most recent call last):
+        ...
+        bert_tf.config.ConfigError: my.json: missing required key 'num_hidden_layers'
+        >>> BertConfig.from_dict(dict(fields, num_hidden_layer=2), "my.json")
+        ... # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        bert_tf.config.ConfigError: my.json: unknown key 'num_hidden_layer'; did you mean ...?
+        """
+        known = [f.name for f in dataclasses.fields(cls) if f.name != "extra"]
+        for key in values:
+            if key in known or key in RELEASED_EXTRA_KEYS:
+                continue
+            close = difflib.get_close_matches(key.lower(), known, n=1, cutoff=_MISSPELLING_CUTOFF)
+            if close:
+                raise ConfigError(f"{source}: unknown key {key!r}; did you mean {close[0]!r}?")
+        missing = [name for name in REQUIRED_FIELDS if name not in values]
+        if missing:
+            raise ConfigError(f"{source}: missing required key{'s' if len(missing) > 1 else ''} "
+                              + ", ".join(repr(name) for name in missing))
         kwargs = {k: v for k, v in values.items() if k in known}
         extra = copy.deepcopy({k: v for k, v in values.items() if k not in known})
         try:
@@ -140,8 +192,12 @@ class BertConfig:
 
     @classmethod
     def from_hf_dict(cls, values, source="HuggingFace config"):
-        """Reads a HuggingFace `config.json` of a BertModel (activation names translated)."""
-        values = dict(values)
+        """Reads a HuggingFace `config.json` of a BertModel.
+
+        Missing keys take HuggingFace's defaults (not the original's: its
+        `type_vocab_size` is 2) and activation names are translated.
+        """
+        values = dict(_HF_DEFAULTS, **values)
         act = values.get("hidden_act", "gelu")
         if act not in _HF_ACTIVATIONS:
             raise ConfigError(f"{source}: unsupported hidden_act {act!r}")

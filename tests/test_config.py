@@ -71,11 +71,63 @@ def test_invalid_fields_name_file_and_field(tmp_path, change, message):
         BertConfig.from_json_file(str(path))
 
 
-def test_missing_vocab_size(tmp_path):
+@pytest.mark.parametrize("field", ["vocab_size", "hidden_size", "num_hidden_layers",
+                                   "num_attention_heads", "intermediate_size", "hidden_act",
+                                   "max_position_embeddings", "type_vocab_size"])
+def test_missing_field_is_an_error_naming_file_and_field(tmp_path, field):
+    """A missing size must not silently become the code default (768 wide, 12 layers...)."""
     path = tmp_path / "bert_config.json"
-    path.write_text(json.dumps({"hidden_size": 768}))
-    with pytest.raises(ConfigError, match="missing required key 'vocab_size'"):
+    path.write_text(json.dumps({k: v for k, v in RELEASED.items() if k != field}))
+    with pytest.raises(ConfigError, match=f"bert_config.json: missing required key '{field}'$"):
         BertConfig.from_json_file(str(path))
+
+
+def test_training_only_fields_take_the_original_defaults(tmp_path):
+    path = tmp_path / "bert_config.json"
+    optional = ("hidden_dropout_prob", "attention_probs_dropout_prob", "initializer_range")
+    path.write_text(json.dumps({k: v for k, v in RELEASED.items() if k not in optional}))
+    config = BertConfig.from_json_file(str(path))
+    assert (config.hidden_dropout_prob, config.attention_probs_dropout_prob,
+            config.initializer_range) == (0.1, 0.1, 0.02)
+
+
+@pytest.mark.parametrize("typo,field", [("num_hidden_layer", "num_hidden_layers"),
+                                        ("hiden_size", "hidden_size"),
+                                        ("Vocab_Size", "vocab_size"),
+                                        ("type_vocab_sizes", "type_vocab_size"),
+                                        ("intermediate_sise", "intermediate_size")])
+def test_misspelled_key_is_an_error_suggesting_the_field(tmp_path, typo, field):
+    path = tmp_path / "bert_config.json"
+    path.write_text(json.dumps({**RELEASED, typo: 3}))
+    with pytest.raises(ConfigError, match=f"bert_config.json: unknown key '{typo}'; "
+                                          f"did you mean '{field}'"):
+        BertConfig.from_json_file(str(path))
+
+
+def test_unrelated_unknown_keys_are_kept(tmp_path):
+    extras = {"pooler_type": "first_token_transform", "pooler_num_fc_layers": 3,
+              "pooler_size_per_head": 128, "my_note": "trained on wiki"}
+    path = tmp_path / "bert_config.json"
+    path.write_text(json.dumps({**RELEASED, **extras}))
+    config = BertConfig.from_json_file(str(path))
+    assert {k: config.extra[k] for k in extras} == extras
+
+
+def test_huggingface_missing_keys_take_huggingface_defaults():
+    transformers = pytest.importorskip("transformers")
+    hf = transformers.BertConfig()
+    config = BertConfig.from_hf_dict({"hidden_size": 64, "num_attention_heads": 4})
+    assert (config.vocab_size, config.type_vocab_size, config.num_hidden_layers,
+            config.intermediate_size, config.max_position_embeddings) == (
+        hf.vocab_size, hf.type_vocab_size, hf.num_hidden_layers, hf.intermediate_size,
+        hf.max_position_embeddings)
+    assert config.hidden_size == 64
+
+
+def test_real_huggingface_config_reads(minilm_dir):
+    config = BertConfig.from_hf_dict(json.loads((minilm_dir / "config.json").read_text()))
+    assert (config.hidden_size, config.num_hidden_layers, config.hidden_act) == (
+        384, 6, "gelu_exact")
 
 
 def test_huggingface_activation_names_are_translated():

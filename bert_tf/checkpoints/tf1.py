@@ -133,7 +133,9 @@ def save_tf1_checkpoint(model, prefix):
     """Writes `model`'s variables under their original names at `prefix`.
 
     The files appear under their final names only once complete, so an
-    interrupted save never leaves a half-written checkpoint in their place.
+    interrupted save never leaves a half-written checkpoint in their place;
+    a failed one removes its temporary files (`PREFIX.tmp-PID*`; those of a
+    killed process are removed by `bert_tf.training.run_dir.remove_leftovers`).
 
     Returns:
         The prefix written.
@@ -147,10 +149,15 @@ def save_tf1_checkpoint(model, prefix):
     directory = os.path.dirname(os.path.abspath(prefix))
     os.makedirs(directory, exist_ok=True)
     temp = f"{prefix}.tmp-{os.getpid()}"
-    tf.raw_ops.SaveV2(prefix=temp, tensor_names=names, shape_and_slices=[""] * len(names),
-                      tensors=tensors)
-    for suffix in (".data-00000-of-00001", ".index"):  # index last: it makes it visible
-        os.replace(temp + suffix, prefix + suffix)
+    try:
+        tf.raw_ops.SaveV2(prefix=temp, tensor_names=names, shape_and_slices=[""] * len(names),
+                          tensors=tensors)
+        for suffix in (".data-00000-of-00001", ".index"):  # index last: it makes it visible
+            os.replace(temp + suffix, prefix + suffix)
+    except BaseException:  # also Ctrl-C: no half-written files left behind
+        for path in tf.io.gfile.glob(temp + "*"):
+            tf.io.gfile.remove(path)
+        raise
     return prefix
 
 

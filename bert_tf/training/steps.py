@@ -13,7 +13,12 @@
 * `evaluate(batch)`: the same loss and metrics, without gradients.
 
 Both return this replica's share of the step's loss (the shares sum to the
-loss of the whole global batch, see `objective`) and its metric sums.
+loss of the whole global batch, see `objective`) and its metric sums;
+`train` also says whether the step's gradient was finite. A finite loss can
+come with an infinite gradient (an overflow in the backward pass), and
+applying it poisons every weight; the trainer stops on either. (Under loss
+scaling a non-finite gradient is routine: the optimizer skips that update
+and lowers the scale, so it is reported as finite.)
 """
 
 import keras
@@ -84,7 +89,12 @@ class StepFunctions:
         return objectives.loss_scales(self.objective, batches[0], totals)
 
     def train(self, batches):
-        """One optimizer step over the micro-batches `batches` (a tuple); replica context."""
+        """One optimizer step over the micro-batches `batches` (a tuple); replica context.
+
+        Returns:
+            `(loss share, metric sums, gradient finite)`: the last as float32
+            1.0 or 0.0, the same on every replica (the gradient is all-reduced).
+        """
         context = tf.distribute.get_replica_context()
         scales = self._global_scales(batches)
         loss = grads = metrics = None
@@ -100,12 +110,16 @@ class StepFunctions:
         if self.clip_norm:
             # Under loss scaling the gradients are scaled: clip at the scaled norm.
             scale = self.optimizer.dynamic_scale if self.loss_scaling else 1.0
-            grads, _ = tf.clip_by_global_norm(grads, self.clip_norm * scale)
+            grads, norm = tf.clip_by_global_norm(grads, self.clip_norm * scale)
+        else:
+            norm = tf.linalg.global_norm(grads)
+        finite = tf.constant(1.0) if self.loss_scaling else tf.cast(tf.math.is_finite(norm),
+                                                                     tf.float32)
         # Keras' optimizer sums the gradients over replicas again: hand each
         # replica its share of the (already summed and clipped) gradient.
         replicas = float(context.num_replicas_in_sync)
         self.optimizer.apply([g / replicas for g in grads], variables)
-        return loss, metrics
+        return loss, metrics, finite
 
     def evaluate(self, batch):
         """Loss share and metric sums of one evaluation batch; replica context."""

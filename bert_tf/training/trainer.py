@@ -16,12 +16,21 @@ the trainer does the rest:
 * several steps per `tf.function` call (`steps_per_execution`), each step
   consuming `gradient_accumulation_steps` micro-batches;
 * a checkpoint in `output_dir` every `save_checkpoints_steps` steps and at
-  the end; `restore_latest` resumes an interrupted run where its last
-  checkpoint left it;
-* a non-finite loss stops the run, naming the step, before anything is
-  saved, so the last checkpoint on disk is the last good one;
-* a progress line (step, loss, metrics, learning rate, sequences/s) and
-  TensorBoard scalars in `output_dir/train` (chief only).
+  the end; `restore_latest` resumes from the newest checkpoint that reads
+  (see `resume`), or loads the weights of a checkpoint the original code
+  left there; a checkpoint this run did not write is never overwritten;
+* SIGTERM or SIGINT ends the run at the next `tf.function` call boundary
+  with a checkpoint of the step reached (`interrupts`);
+* a non-finite loss or gradient stops the run, naming the step, before
+  anything more is saved; a checkpoint whose weights produced it is moved
+  to `nonfinite_checkpoints/`, so the newest checkpoint left is one whose
+  next step was finite;
+* a progress bar on a terminal, else log lines (step, loss, metrics,
+  learning rate, sequences/s), and TensorBoard scalars in
+  `output_dir/train` (chief only).
+
+The trainer does not lock `output_dir`: the runner holds
+`run_dir.OutputDirLock` around the whole run (see `run_dir`).
 
 Example (`model`, `optimizer` built under `strategy.scope()`):
 
@@ -40,14 +49,17 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
-from bert_tf.training import distribution
+from bert_tf.checkpoints import CheckpointError, load_tf1_checkpoint
+from bert_tf.training import distribution, resume
+from bert_tf.training.interrupts import StopSignals, TrainingInterrupted, TrainingStopped
 from bert_tf.training.objective import metric_values
+from bert_tf.training.progress import Progress
 from bert_tf.training.steps import StepFunctions
 from bert_tf.training.summaries import write_scalars
 
 
-class NonFiniteLossError(RuntimeError):
-    """Training produced a NaN or infinite loss."""
+class NonFiniteLossError(TrainingStopped):
+    """Training produced a NaN or infinite loss or gradient."""
 
 
 class Trainer:
@@ -98,8 +110,9 @@ class Trainer:
                                               global_step=self.global_step)
         self._checkpoint_dir = output_dir if self.is_chief else os.path.join(
             output_dir, f".worker_{strategy.cluster_resolver.task_id}")
-        self.manager = tf.train.CheckpointManager(
-            self.checkpoint, self._checkpoint_dir, max_to_keep=max_checkpoints_to_keep)
+        self._max_to_keep = max_checkpoints_to_keep
+        self._open_manager()
+        self._written = set()  # checkpoint prefixes this run saved
         self._writers = {}
         # Plain graph code throughout: autograph would only add minutes of tracing.
         self.train_steps = tf.function(self._train_steps, autograph=False)
@@ -107,18 +120,57 @@ class Trainer:
 
     # -- checkpoints ------------------------------------------------------
 
+    def _open_manager(self):
+        """(Re)reads the state file: after `resume` repaired it, the manager must see that."""
+        self.manager = tf.train.CheckpointManager(
+            self.checkpoint, self._checkpoint_dir, max_to_keep=self._max_to_keep,
+            checkpoint_name=resume.CHECKPOINT_NAME)
+
     def restore_latest(self):
-        """Restores the newest checkpoint of `output_dir`; returns its step, or None."""
-        latest = tf.train.latest_checkpoint(self.output_dir)
-        if latest is None:
+        """Resumes from `output_dir`: the newest readable checkpoint, else the original's.
+
+        Returns:
+            The step resumed at; 0 when only the weights of an original-code
+            checkpoint (`model.ckpt-N`) were loaded; None when `output_dir`
+            holds no checkpoint.
+
+        Raises:
+            CheckpointError: the checkpoints there are all unreadable or do
+                not fit this model.
+        """
+        prefix = resume.restore_newest_readable(self.checkpoint, self.output_dir, self.is_chief)
+        if prefix is not None:
+            self._open_manager()
+            logging.info("resumed from %s at step %d", prefix, int(self.global_step.numpy()))
+            return int(self.global_step.numpy())
+        original = resume.original_checkpoint(self.output_dir)
+        if original is None:
             return None
-        self.checkpoint.restore(latest).assert_existing_objects_matched()
-        logging.info("resumed from %s at step %d", latest, int(self.global_step.numpy()))
-        return int(self.global_step.numpy())
+        load_tf1_checkpoint(self.model, original)
+        logging.warning("%s was written by the original BERT code: loaded its model weights "
+                        "by name; its optimizer state and step are not used (step 0)", original)
+        return 0
+
+    def _prefix(self, step):
+        return os.path.join(self._checkpoint_dir, f"{resume.CHECKPOINT_NAME}-{step}")
 
     def save(self):
-        """Writes a checkpoint of the current step (every worker must call it)."""
-        path = self.manager.save(checkpoint_number=self.global_step)
+        """Writes a checkpoint of the current step (every worker must call it).
+
+        Raises:
+            CheckpointError: a checkpoint of this step exists that this run
+                did not write (resume with `restore_latest` first).
+        """
+        step = int(self.global_step.numpy())
+        prefix = self._prefix(step)
+        if prefix in self._written:
+            return prefix
+        if self.is_chief and tf.io.gfile.exists(prefix + ".index"):
+            raise CheckpointError(
+                f"{prefix} exists and was not written by this run; not overwriting it "
+                "(resume from the output folder, or choose another output folder)")
+        path = self.manager.save(checkpoint_number=step)
+        self._written.add(path)
         if not self.is_chief:  # other workers write to a scratch folder
             shutil.rmtree(self._checkpoint_dir, ignore_errors=True)
         return path
@@ -131,19 +183,21 @@ class Trainer:
     def _train_steps(self, iterator, num_steps):
         """Runs up to `num_steps` steps from a distributed iterator (one `tf.function` call).
 
-        Stops after the first non-finite loss. No checkpoints, summaries or logs:
-        `train` adds those.
+        Stops after the first step with a non-finite loss or gradient (whose
+        update is not counted). No checkpoints, summaries or logs: `train`
+        adds those.
 
         Returns:
-            `(steps done with a finite loss, their loss sum, their metric sums,
-            the last loss)`.
+            `(steps done with a finite loss and gradient, their loss sum, their
+            metric sums, the last loss)`.
         """
+        replicas = float(self.strategy.num_replicas_in_sync)
 
         def step(done, loss_sum, metrics, last_loss, finite):
             batches = tuple(next(iterator) for _ in range(self.accumulation))
-            loss, step_metrics = self._sum_over_replicas(
+            loss, step_metrics, finite_grads = self._sum_over_replicas(
                 self.strategy.run(self.steps.train, args=(batches,)))
-            finite = tf.math.is_finite(loss)
+            finite = tf.logical_and(tf.math.is_finite(loss), tf.equal(finite_grads, replicas))
             counted = tf.cast(finite, tf.float32)
             with tf.control_dependencies([loss]):
                 self.global_step.assign_add(tf.cast(finite, tf.int64))
@@ -171,40 +225,70 @@ class Trainer:
             The metrics (and `loss`) of the last logged steps.
 
         Raises:
-            NonFiniteLossError: the loss became NaN or infinite.
+            NonFiniteLossError: the loss or gradient became NaN or infinite.
+            TrainingInterrupted: SIGTERM or SIGINT arrived; the step reached
+                was saved.
         """
         dataset = self.strategy.distribute_datasets_from_function(dataset_fn)
         iterator = iter(dataset)
         writer = self._summary_writer("train")
+        progress = Progress(num_steps)
         step, results = int(self.global_step.numpy()), {}
-        while step < num_steps:
-            next_save = (step // self.save_checkpoints_steps + 1) * self.save_checkpoints_steps
-            count = min(self.steps_per_execution, num_steps - step, next_save - step)
-            start = time.time()
-            done, loss_sum, metrics, last_loss = self.train_steps(iterator, tf.constant(count))
-            done = int(done)
-            step += done
-            if done < count:
-                last_good = self.manager.latest_checkpoint or "none"
-                raise NonFiniteLossError(
-                    f"loss is {float(last_loss)} at training step {step + 1}; stopping. "
-                    f"The last good checkpoint is {last_good}.")
-            results = {"loss": float(loss_sum) / done,
-                       **metric_values({k: v.numpy() for k, v in metrics.items()})}
-            self._report(writer, step, num_steps, results,
-                         done * self.global_batch_size / (time.time() - start))
-            if step % self.save_checkpoints_steps == 0 or step == num_steps:
-                self.save()
+        with StopSignals() as signals:
+            while step < num_steps and not signals.received:
+                next_save = (step // self.save_checkpoints_steps + 1) * self.save_checkpoints_steps
+                count = min(self.steps_per_execution, num_steps - step, next_save - step)
+                start = time.time()
+                done, loss_sum, metrics, last_loss = self.train_steps(iterator, tf.constant(count))
+                done = int(done)
+                step += done
+                if done < count:
+                    progress.close()
+                    self._stop_non_finite(step, float(last_loss))
+                results = {"loss": float(loss_sum) / done,
+                           **metric_values({k: v.numpy() for k, v in metrics.items()})}
+                self._report(writer, progress, step, results,
+                             done * self.global_batch_size / (time.time() - start))
+                if step % self.save_checkpoints_steps == 0 or step == num_steps:
+                    self.save()
+            if signals.received:
+                progress.close()
+                error = TrainingInterrupted(signals.received, step, self.save())
+                logging.warning("%s", error)
+                raise error
         return results
 
-    def _report(self, writer, step, num_steps, results, sequences_per_second):
+    def _stop_non_finite(self, step, loss):
+        """Raises `NonFiniteLossError` for step `step + 1`, which started from step `step`.
+
+        The weights of step `step` gave the non-finite value, so a checkpoint
+        of that step written by this run is not a good one: it is moved to
+        `nonfinite_checkpoints/` (kept, e.g. for a bad batch rather than bad
+        weights) and the state file names the newest remaining checkpoint.
+        """
+        moved = ""
+        poisoned = self._prefix(step)
+        if self.is_chief and poisoned in self._written:
+            target = resume.set_aside(poisoned, resume.NON_FINITE_FOLDER)
+            self._written.discard(poisoned)
+            moved = f"Moved {poisoned}, whose weights led to it, to {target}. "
+        older = [prefix for number, prefix in resume.training_checkpoints(self._checkpoint_dir)
+                 if number < step]
+        last_good = older[0] if older else None
+        if moved:
+            resume.point_state_file_at(self._checkpoint_dir, last_good)
+            self._open_manager()
+        what = (f"loss is {loss}" if not np.isfinite(loss)
+                else f"gradient is not finite (loss {loss:.4g})")
+        raise NonFiniteLossError(f"{what} at training step {step + 1}; stopping. {moved}"
+                                 f"The last good checkpoint is {last_good or 'none'}.")
+
+    def _report(self, writer, progress, step, results, sequences_per_second):
         learning_rate = float(tf.convert_to_tensor(self.optimizer.learning_rate))
         scalars = dict(results, learning_rate=learning_rate,
                        sequences_per_second=sequences_per_second)
         write_scalars(writer, step, scalars)
-        shown = " ".join(f"{name}={value:.4f}" for name, value in results.items())
-        logging.info("step %d/%d %s learning_rate=%.3e sequences/s=%.1f", step, num_steps,
-                     shown, learning_rate, sequences_per_second)
+        progress.report(step, results, learning_rate, sequences_per_second)
 
     def _summary_writer(self, name):
         """The writer of `output_dir/name` (one per run and name; a no-op off the chief)."""

@@ -8,56 +8,11 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from bert_tf.config import BertConfig
-from bert_tf.modeling.pretrainer import BertPretrainer
-from bert_tf.training import precision
-from bert_tf.training.objective import batch_loss
-from bert_tf.training.optimization import create_optimizer
+from bert_tf.training.objective import LossWeights, Objective, batch_loss
 from bert_tf.tasks.pretraining_inputs import left_to_right_batch
-from bert_tf.tasks.pretraining_objective import pretraining_objective
 from bert_tf.training.summaries import write_eval_results
 from bert_tf.training.trainer import NonFiniteLossError, Trainer
-
-CONFIG = BertConfig(vocab_size=99, hidden_size=32, num_hidden_layers=1, num_attention_heads=4,
-                    intermediate_size=37, max_position_embeddings=64, type_vocab_size=2)
-BATCH, LENGTH, PREDICTIONS = 4, 16, 4
-
-
-def examples(count=32, seed=0):
-    """Pretraining features with padding, padded prediction slots and both NSP labels."""
-    rng = np.random.default_rng(seed)
-    lengths = rng.integers(6, LENGTH + 1, count)
-    mask = (np.arange(LENGTH)[None, :] < lengths[:, None]).astype("int32")
-    ids = rng.integers(5, CONFIG.vocab_size, (count, LENGTH)).astype("int32") * mask
-    positions = np.sort(np.argsort(rng.random((count, 6)), axis=1)[:, :PREDICTIONS] + 1,
-                        axis=1).astype("int32")
-    weights = (rng.random((count, PREDICTIONS)) < 0.8).astype("float32")
-    return {"input_ids": ids, "input_mask": mask, "segment_ids": (np.arange(LENGTH) >= 8) * mask,
-            "masked_lm_positions": positions * weights.astype("int32"),
-            "masked_lm_ids": rng.integers(5, CONFIG.vocab_size, (count, PREDICTIONS)).astype(
-                "int32") * weights.astype("int32"),
-            "masked_lm_weights": weights,
-            "next_sentence_labels": rng.integers(0, 2, (count, 1)).astype("int32")}
-
-
-def dataset_fn(repeat=True, transform=None):
-    def make(input_context=None):
-        dataset = tf.data.Dataset.from_tensor_slices(examples())
-        dataset = dataset.repeat() if repeat else dataset
-        dataset = dataset.batch(BATCH, drop_remainder=True)
-        return dataset.map(transform) if transform else dataset
-    return make
-
-
-def make_trainer(output_dir, policy="float32", causal=False, **kwargs):
-    strategy = tf.distribute.get_strategy()
-    with precision.dtype_policy(policy):
-        model = BertPretrainer(CONFIG, nsp=not causal, causal=causal)
-    optimizer = create_optimizer(1e-3, num_train_steps=20, num_warmup_steps=2,
-                                 loss_scale=precision.needs_loss_scaling(policy))
-    kwargs = dict(dict(steps_per_execution=3, save_checkpoints_steps=2), **kwargs)
-    return Trainer(model, optimizer, pretraining_objective(not causal), strategy,
-                   str(output_dir), global_batch_size=BATCH, **kwargs)
+from training.tiny_training import BATCH, dataset_fn, examples, make_trainer
 
 
 @pytest.fixture(scope="module")
@@ -127,18 +82,58 @@ def test_evaluate_equals_direct_computation(trained, tmp_path):
         "global_step"}
 
 
-def test_nan_loss_stops_with_step_and_keeps_last_good_checkpoint(tmp_path):
-    trainer = make_trainer(tmp_path, steps_per_execution=2)
-    trainer.train(dataset_fn(), num_steps=2)
-    kernel = trainer.model.encoder.blocks[0].intermediate.kernel
-    kernel.assign(np.full(kernel.shape, np.nan, "float32"))
-    with pytest.raises(NonFiniteLossError, match=r"loss is nan at training step 3.*ckpt-2"):
-        trainer.train(dataset_fn(), num_steps=6)
-    assert int(trainer.global_step.numpy()) == 2
-    assert sorted(glob.glob(f"{tmp_path}/ckpt-*.index")) == [f"{tmp_path}/ckpt-2.index"]
-    fresh = make_trainer(tmp_path)
-    assert fresh.restore_latest() == 2
-    assert np.all(np.isfinite(fresh.model.encoder.blocks[0].intermediate.kernel.numpy()))
+def test_nan_stop_keeps_a_checkpoint_whose_next_step_is_finite(tmp_path):
+    """lr=1e10: the update after ckpt-3 makes weights of ~1e10 whose loss is NaN.
+
+    ckpt-4 holds those weights (finite, but poisoned): it must not be the
+    checkpoint left as good; resuming from the one that is, with a sane rate,
+    trains on with a finite loss and finite weights.
+    """
+    sane = make_trainer(tmp_path, steps_per_execution=1, save_checkpoints_steps=1)
+    sane.train(dataset_fn(), num_steps=3)
+    wild = make_trainer(tmp_path, learning_rate=1e10, steps_per_execution=1,
+                        save_checkpoints_steps=1)
+    assert wild.restore_latest() == 3
+    with pytest.raises(NonFiniteLossError, match=(
+            r"loss is nan at training step 5; stopping\. Moved \S+ckpt-4, whose weights led to "
+            r"it, to \S+nonfinite_checkpoints\. The last good checkpoint is \S+ckpt-3\.")):
+        wild.train(dataset_fn(), num_steps=10)
+    assert sorted(os.path.basename(p) for p in glob.glob(f"{tmp_path}/ckpt-*.index")) == [
+        "ckpt-1.index", "ckpt-2.index", "ckpt-3.index"]
+    assert os.path.exists(f"{tmp_path}/nonfinite_checkpoints/ckpt-4.index")
+    assert tf.train.latest_checkpoint(str(tmp_path)).endswith("ckpt-3")
+    again = make_trainer(tmp_path, steps_per_execution=1)
+    assert again.restore_latest() == 3
+    results = again.train(dataset_fn(), num_steps=4)
+    assert np.isfinite(results["loss"])
+    assert all(np.all(np.isfinite(w.numpy())) for w in again.model.weights)
+    assert max(float(np.abs(w.numpy()).max()) for w in again.model.weights) < 100
+
+
+class SquareRoot(keras.layers.Layer):
+    """sqrt(w * x) at w = 0: the value is 0, its gradient x / (2 sqrt(w x)) infinite."""
+
+    def build(self, input_shape):
+        self.w = self.add_weight(shape=(), initializer="zeros", name="w")
+
+    def call(self, x):
+        return keras.ops.sqrt(self.w * x)
+
+
+def test_infinite_gradient_with_finite_loss_stops_before_saving(tmp_path):
+    inputs = {"x": keras.Input(shape=(), name="x")}
+    model = keras.Model(inputs, SquareRoot()(inputs["x"]))
+    objective = Objective(lambda batch: {"loss": LossWeights(keras.ops.ones_like(batch["x"]))},
+                          lambda outputs, batch: {"loss": outputs}, lambda outputs, batch: {}, ())
+    trainer = Trainer(model, keras.optimizers.SGD(0.1), objective, tf.distribute.get_strategy(),
+                      str(tmp_path), global_batch_size=2, save_checkpoints_steps=1)
+    data = lambda context: tf.data.Dataset.from_tensors({"x": [1.0, 2.0]}).repeat()  # noqa: E731
+    with pytest.raises(NonFiniteLossError,
+                       match=r"^gradient is not finite \(loss 0\) at training step 1; stopping\. "
+                             r"The last good checkpoint is none\.$"):
+        trainer.train(data, num_steps=3)
+    assert int(trainer.global_step.numpy()) == 0
+    assert not glob.glob(f"{tmp_path}/ckpt-*")
 
 
 def test_float16_trains_with_loss_scaling(tmp_path):

@@ -1,0 +1,81 @@
+"""SIGTERM and SIGINT during training: stop at a step boundary, not mid-step.
+
+A preempted job (SIGTERM from a scheduler or a cloud host) or a Ctrl-C
+(SIGINT) would otherwise kill the run wherever it is, losing everything
+since the last periodic checkpoint. While `StopSignals` is active the two
+signals only set `received`; `Trainer.train` looks at it after every
+`tf.function` call, saves a checkpoint of the step reached and raises
+`TrainingInterrupted`, which the runners turn into a non-zero exit. A rerun
+resumes from that checkpoint.
+
+The check happens between calls, so the delay after a signal is at most
+one call: `steps_per_execution` optimizer steps (each of
+`gradient_accumulation_steps` micro-batches), plus writing the checkpoint.
+Keep `steps_per_execution` small enough for the grace period of the
+scheduler (Kubernetes and most clouds give 30 s before SIGKILL). A second
+Ctrl-C stops at once (KeyboardInterrupt), for when that is too long.
+
+Handlers can only be installed from the main thread; elsewhere `StopSignals`
+does nothing and the signals keep their usual effect.
+"""
+
+import signal
+import threading
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+class TrainingStopped(RuntimeError):
+    """Training ended before its last step (the base of the trainer's stop errors)."""
+
+
+class TrainingInterrupted(TrainingStopped):
+    """A SIGTERM or SIGINT stopped training; a checkpoint of the step reached was written.
+
+    Attributes:
+        signal_name: "SIGTERM" or "SIGINT".
+        step: the global step saved.
+        exit_code: 128 + the signal's number, the shell's convention for a
+            process ended by that signal.
+    """
+
+    def __init__(self, signal_number, step, checkpoint):
+        self.signal_name = signal.Signals(signal_number).name
+        self.step = step
+        self.exit_code = 128 + signal_number
+        super().__init__(f"{self.signal_name} received: stopped at step {step} and saved "
+                         f"{checkpoint}; rerun the same command to resume from there")
+
+
+class StopSignals:
+    """Within the context, SIGTERM and SIGINT set `received` instead of ending the process.
+
+    Example:
+
+    >>> import os
+    >>> with StopSignals() as signals:
+    ...     os.kill(os.getpid(), signal.SIGTERM)
+    ...     signal.Signals(signals.received).name
+    'SIGTERM'
+    """
+
+    def __init__(self):
+        self.received = None
+        self._previous = {}
+
+    def _handle(self, signal_number, frame):
+        if self.received == signal.SIGINT and signal_number == signal.SIGINT:
+            raise KeyboardInterrupt  # a second Ctrl-C: stop now
+        self.received = signal_number
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            for number in STOP_SIGNALS:
+                self._previous[number] = signal.signal(number, self._handle)
+        return self
+
+    def __exit__(self, *exc_info):
+        for number, handler in self._previous.items():
+            signal.signal(number, handler)
+        self._previous.clear()
+        return False

@@ -1,0 +1,143 @@
+"""Which checkpoint of an output folder a rerun resumes from.
+
+`Trainer` writes `output_dir/ckpt-N.{index,data-*}` (object-based
+checkpoints) and TensorFlow's `checkpoint` state file naming the newest.
+The state file is a convenience, not the truth: a corrupt one reads as "no
+checkpoint" (TensorFlow only logs a warning), and it may name a checkpoint
+whose files are gone or truncated. So resuming scans the `ckpt-N.index`
+files themselves and restores the newest one that reads completely. Newer
+ones that do not read are moved to `unreadable_checkpoints/` (kept for
+inspection, and out of the way of the names this run will write); when every
+checkpoint is unreadable, resuming stops with an error instead of starting
+again at step 0 over the earlier run's files.
+
+A folder may instead hold a checkpoint written by the original code
+(`model.ckpt-N`, variables named `bert/...` with Adam slots and
+`global_step`), as the original README's commands leave behind;
+`original_checkpoint` finds it so that its weights can be loaded by name.
+"""
+
+import os
+import re
+import shutil
+
+import tensorflow as tf
+from absl import logging
+
+from bert_tf.checkpoints import CheckpointError
+from bert_tf.training.init_checkpoint import is_training_checkpoint
+
+CHECKPOINT_NAME = "ckpt"  # what tf.train.CheckpointManager calls its files
+UNREADABLE_FOLDER = "unreadable_checkpoints"
+NON_FINITE_FOLDER = "nonfinite_checkpoints"
+_TRAINING_INDEX = re.compile(rf"^{CHECKPOINT_NAME}-(\d+)\.index$")
+_ORIGINAL_INDEX = re.compile(r"^model\.ckpt-(\d+)\.index$")
+# What a checkpoint with missing or damaged files raises while restoring (a
+# checkpoint of another model raises ValueError or AssertionError instead).
+_READ_ERRORS = (tf.errors.OpError, IndexError)
+
+
+class ResumeError(CheckpointError):
+    """The output folder holds checkpoints that this run cannot resume from."""
+
+
+def _numbered(folder, pattern):
+    """`[(N, prefix)]` of the index files in `folder` matching `pattern`, newest first."""
+    if not tf.io.gfile.isdir(folder):
+        return []
+    found = [(int(match.group(1)), os.path.join(folder, name[: -len(".index")]))
+             for name in tf.io.gfile.listdir(folder)
+             if (match := pattern.match(name))]
+    return sorted(found, reverse=True)
+
+
+def training_checkpoints(folder):
+    """`[(step, prefix)]` of the `ckpt-N` checkpoints in `folder`, newest first."""
+    return _numbered(folder, _TRAINING_INDEX)
+
+
+def set_aside(prefix, subfolder):
+    """Moves the files of checkpoint `prefix` into `subfolder` of its folder; returns it."""
+    folder = os.path.dirname(prefix)
+    target = os.path.join(folder, subfolder)
+    os.makedirs(target, exist_ok=True)
+    for path in tf.io.gfile.glob(prefix + ".*"):
+        shutil.move(path, os.path.join(target, os.path.basename(path)))
+    return target
+
+
+def point_state_file_at(folder, prefix):
+    """Makes the `checkpoint` state file name `prefix` as the newest (rewriting a bad one).
+
+    With `prefix` None, the state file is removed.
+    """
+    state_file = os.path.join(folder, "checkpoint")
+    if prefix is None:
+        if tf.io.gfile.exists(state_file):
+            tf.io.gfile.remove(state_file)
+        return
+    try:
+        state = tf.train.get_checkpoint_state(folder)
+    except tf.errors.OpError:
+        state = None
+    if state is None or os.path.basename(state.model_checkpoint_path) != os.path.basename(prefix):
+        tf.compat.v1.train.update_checkpoint_state(
+            folder, prefix, all_model_checkpoint_paths=[prefix])
+
+
+def restore_newest_readable(checkpoint, folder, is_chief=True):
+    """Restores into `checkpoint` the newest `ckpt-N` of `folder` that reads completely.
+
+    Args:
+        checkpoint: the run's `tf.train.Checkpoint`.
+        folder: the output folder.
+        is_chief: only the chief moves unreadable checkpoints aside and
+            repairs the state file; other workers only read.
+
+    Returns:
+        The prefix restored, or None if `folder` holds no `ckpt-N.index`.
+
+    Raises:
+        ResumeError: every checkpoint is unreadable, or the newest readable
+            one belongs to another kind of model or optimizer.
+    """
+    unreadable = []
+    for _, prefix in training_checkpoints(folder):
+        try:
+            checkpoint.restore(prefix).assert_existing_objects_matched()
+        except (AssertionError, ValueError) as error:
+            raise ResumeError(
+                f"{prefix}: this checkpoint is of another model or optimizer than this run "
+                f"builds ({error}); use another --output_dir") from None
+        except _READ_ERRORS as error:
+            logging.warning("%s: unreadable, trying an older checkpoint (%s)", prefix,
+                            str(error).splitlines()[0])
+            unreadable.append(prefix)
+            continue
+        if is_chief:
+            for bad in unreadable:
+                target = set_aside(bad, UNREADABLE_FOLDER)
+                logging.warning("moved the unreadable checkpoint %s to %s", bad, target)
+            point_state_file_at(folder, prefix)
+        return prefix
+    if unreadable:
+        raise ResumeError(
+            f"{folder}: no checkpoint can be read ({', '.join(map(os.path.basename, unreadable))}"
+            " are damaged or incomplete); move them away to start afresh, or use another "
+            "--output_dir")
+    return None
+
+
+def original_checkpoint(folder):
+    """The newest checkpoint written by the original code in `folder`, or None.
+
+    That is a name-based `model.ckpt-N` (the original's Estimator runs), not
+    an object-based checkpoint of ours.
+    """
+    for _, prefix in _numbered(folder, _ORIGINAL_INDEX):
+        try:
+            if not is_training_checkpoint(prefix):
+                return prefix
+        except tf.errors.OpError as error:
+            logging.warning("%s: unreadable (%s)", prefix, str(error).splitlines()[0])
+    return None

@@ -1,0 +1,146 @@
+"""One run per output folder, and no leftovers of interrupted writers in it.
+
+Two runs writing checkpoints into the same `output_dir` would interleave
+them, each resuming from the other's. `OutputDirLock` takes an exclusive
+`fcntl.flock` on `output_dir/.lock` for the life of a run; a second run fails
+at once naming the holder (host, process id, command line, start time).
+The kernel drops the lock when its holder dies, however it dies, so a stale
+`.lock` file never blocks a rerun. (flock is advisory and local: on network
+file systems that do not support it, two hosts are not kept apart.)
+
+The runner takes the lock (`bert_tf.tasks.runner.run` for fine-tuning and
+`run_pretraining`); `Trainer` does not, so that tests and notebooks can
+build several trainers on one folder in one process. In a multi-worker run
+only the chief takes it: the workers share the folder by design.
+
+Writers in this package write under a temporary name and rename when done:
+`NAME.tmp-PID*` (original-format checkpoints, prediction files),
+`NAME.incomplete-PID` (TFRecord writers) and TensorFlow's own
+`ckpt-N_temp/` folders of training checkpoints. A writer killed mid-write
+leaves these behind (tens of MB each for a BERT checkpoint).
+`remove_leftovers` deletes the ones whose process is gone; under the lock no
+other run can be writing in the folder.
+"""
+
+import datetime
+import fcntl
+import os
+import re
+import shutil
+import socket
+import sys
+
+from absl import logging
+
+LOCK_NAME = ".lock"
+# `NAME.tmp-PID`, `NAME.tmp-PID.index`, `NAME.incomplete-PID`: group 1 is the PID.
+_TEMPORARY_FILE = re.compile(r"\.(?:tmp|incomplete)-(\d+)(?:\.|$)")
+_CHECKPOINT_TEMP_FOLDER = re.compile(r"^ckpt-\d+_temp$")
+
+
+class OutputDirInUseError(OSError):
+    """Another run holds the lock of the output folder."""
+
+
+def process_alive(pid):
+    """True if a process `pid` exists on this host (ours or another user's)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_leftovers(folder):
+    """Deletes temporary files of dead writers and checkpoint `_temp` folders in `folder`.
+
+    Call it only while holding the folder's `OutputDirLock` (a live run's
+    `ckpt-N_temp/` folder carries no process id).
+
+    Returns:
+        The paths removed.
+
+    Example:
+
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> for name in ("bert_model.ckpt.tmp-999999999.index", "ckpt-7_temp/",
+    ...              f"part.incomplete-{os.getpid()}", "ckpt-7.index"):
+    ...     path = os.path.join(folder, name)
+    ...     os.makedirs(path) if name.endswith("/") else open(path, "w").close()
+    >>> sorted(os.path.basename(p) for p in remove_leftovers(folder))
+    ['bert_model.ckpt.tmp-999999999.index', 'ckpt-7_temp']
+    >>> sorted(os.listdir(folder))  # doctest: +ELLIPSIS
+    ['ckpt-7.index', 'part.incomplete-...']
+    """
+    removed = []
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name)
+        if os.path.isdir(path):
+            if _CHECKPOINT_TEMP_FOLDER.match(name):
+                shutil.rmtree(path, ignore_errors=True)
+                removed.append(path)
+            continue
+        match = _TEMPORARY_FILE.search(name)
+        if match and not process_alive(int(match.group(1))):
+            os.remove(path)
+            removed.append(path)
+    for path in removed:
+        logging.info("removed %s, left behind by an interrupted writer", path)
+    return removed
+
+
+class OutputDirLock:
+    """Exclusive use of `output_dir` by this process, as a context manager.
+
+    Entering creates the folder, takes the lock (or raises
+    `OutputDirInUseError` naming the holder), records who holds it in
+    `output_dir/.lock` and removes the leftovers of interrupted writers.
+
+    Example:
+
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> with OutputDirLock(folder):
+    ...     OutputDirLock(folder).__enter__()  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    bert_tf.training.run_dir.OutputDirInUseError: ... is in use by process ... on host ...
+    """
+
+    def __init__(self, output_dir):
+        self.output_dir = output_dir
+        self.path = os.path.join(output_dir, LOCK_NAME)
+        self._file = None
+
+    def __enter__(self):
+        os.makedirs(self.output_dir, exist_ok=True)
+        handle = open(self.path, "a+", encoding="utf-8")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.seek(0)
+            holder = handle.read().strip() or "a process that has not written its name yet"
+            handle.close()
+            raise OutputDirInUseError(
+                f"output_dir {self.output_dir} is in use by {holder}; wait for that run to "
+                "end or choose another --output_dir") from None
+        handle.seek(0)
+        handle.truncate()
+        started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+        handle.write(f"process {os.getpid()} on host {socket.gethostname()}, started "
+                     f"{started}: {' '.join(sys.argv)}\n")
+        handle.flush()
+        self._file = handle
+        remove_leftovers(self.output_dir)
+        return self
+
+    def __exit__(self, *exc_info):
+        self._file.seek(0)
+        self._file.truncate()
+        fcntl.flock(self._file, fcntl.LOCK_UN)
+        self._file.close()
+        self._file = None
+        return False

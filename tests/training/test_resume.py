@@ -1,0 +1,133 @@
+"""Resuming from an output folder whose state file or newest checkpoint is damaged,
+or that holds a checkpoint of the original code; never overwriting another run's files."""
+
+import dataclasses
+import glob
+import os
+import shutil
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from bert_tf.checkpoints import CheckpointError, tf1_variable_map
+from bert_tf.training.resume import ResumeError
+from training.tiny_training import CONFIG, dataset_fn, make_trainer
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("finished")
+    make_trainer(folder, steps_per_execution=2).train(dataset_fn(), num_steps=4)
+    return folder
+
+
+@pytest.fixture
+def earlier_run(finished_run, tmp_path):
+    """A copy of a finished run of 4 steps (ckpt-2, ckpt-4): its folder and files' bytes."""
+    folder = tmp_path / "run"
+    shutil.copytree(finished_run, folder)
+    files = {path: open(path, "rb").read() for path in glob.glob(f"{folder}/ckpt-*")}
+    return folder, files
+
+
+def _weights_of(prefix):
+    """The model weights stored in a training checkpoint, read into a fresh model."""
+    fresh = make_trainer(os.path.dirname(prefix) + "/elsewhere")
+    tf.train.Checkpoint(model=fresh.model).read(prefix).expect_partial()
+    return [w.numpy() for w in fresh.model.weights]
+
+
+def _assert_unchanged(files):
+    for path, content in files.items():
+        with open(path, "rb") as f:
+            assert f.read() == content, f"{path} was overwritten"
+
+
+def test_corrupt_state_file_resumes_from_the_newest_checkpoint(earlier_run):
+    folder, files = earlier_run
+    (folder / "checkpoint").write_text("model_checkpoint_path: {{{ not a proto")
+    trainer = make_trainer(folder, steps_per_execution=2)
+    assert trainer.restore_latest() == 4
+    trainer.train(dataset_fn(), num_steps=6)
+    _assert_unchanged(files)
+    assert tf.train.latest_checkpoint(str(folder)).endswith("ckpt-6")
+
+
+def test_newest_checkpoint_with_missing_data_falls_back_and_is_set_aside(earlier_run):
+    folder, files = earlier_run
+    os.remove(folder / "ckpt-4.data-00000-of-00001")
+    expected = _weights_of(str(folder / "ckpt-2"))
+    trainer = make_trainer(folder, steps_per_execution=2)
+    assert trainer.restore_latest() == 2
+    for ours, theirs in zip(trainer.model.weights, expected):
+        np.testing.assert_array_equal(ours.numpy(), theirs)
+    assert os.listdir(folder / "unreadable_checkpoints") == ["ckpt-4.index"]
+    assert tf.train.latest_checkpoint(str(folder)).endswith("ckpt-2")
+    assert (folder / "unreadable_checkpoints" / "ckpt-4.index").read_bytes() == files[
+        str(folder / "ckpt-4.index")]
+
+
+def test_truncated_newest_checkpoint_falls_back(earlier_run):
+    folder, _ = earlier_run
+    with open(folder / "ckpt-4.data-00000-of-00001", "r+b") as f:
+        f.truncate(100)
+    assert make_trainer(folder).restore_latest() == 2
+
+
+def test_no_readable_checkpoint_is_an_error_not_a_fresh_start(earlier_run):
+    folder, files = earlier_run
+    for path in glob.glob(f"{folder}/ckpt-*.data-*"):
+        os.remove(path)
+    trainer = make_trainer(folder)
+    with pytest.raises(ResumeError, match=r"no checkpoint can be read \(ckpt-4, ckpt-2 are "
+                                          r"damaged or incomplete\)"):
+        trainer.restore_latest()
+    _assert_unchanged({p: c for p, c in files.items() if os.path.exists(p)})
+
+
+def test_checkpoint_of_another_model_is_a_clear_error(earlier_run):
+    folder, _ = earlier_run
+    wider = make_trainer(folder, config=dataclasses.replace(CONFIG, intermediate_size=40))
+    with pytest.raises(ResumeError, match=r"ckpt-4: this checkpoint is of another model"):
+        wider.restore_latest()
+
+
+def test_a_run_that_does_not_resume_never_overwrites_checkpoints(earlier_run):
+    folder, files = earlier_run
+    fresh = make_trainer(folder, steps_per_execution=2)
+    with pytest.raises(CheckpointError, match=r"ckpt-2 exists and was not written by this run"):
+        fresh.train(dataset_fn(), num_steps=4)
+    _assert_unchanged(files)
+
+
+def _write_original_checkpoint(model, folder, step):
+    """What the original code's Estimator leaves: model.ckpt-N with Adam slots, global_step
+    and a `checkpoint` state file (written with raw SaveV2, as that code's saver does)."""
+    refs = tf1_variable_map(model)
+    names, tensors = [], []
+    for name, ref in sorted(refs.items()):
+        value = ref.variable.numpy()
+        value = value.T if ref.transposed else value
+        names += [name, f"{name}/adam_m", f"{name}/adam_v"]
+        tensors += [value, np.full_like(value, 0.5), np.full_like(value, 0.25)]
+    names.append("global_step")
+    tensors.append(np.int64(step))
+    prefix = os.path.join(folder, f"model.ckpt-{step}")
+    tf.raw_ops.SaveV2(prefix=prefix, tensor_names=names, shape_and_slices=[""] * len(names),
+                      tensors=tensors)
+    tf.compat.v1.train.update_checkpoint_state(str(folder), prefix)
+    return prefix
+
+
+def test_checkpoint_of_the_original_code_loads_as_weights(tmp_path):
+    source = make_trainer(tmp_path / "source").model
+    for variable in source.weights:  # weights unlike any fresh initialisation
+        variable.assign(np.random.default_rng(len(variable.path)).normal(
+            size=variable.shape).astype("float32"))
+    _write_original_checkpoint(source, tmp_path, step=7)
+    trainer = make_trainer(tmp_path)
+    assert trainer.restore_latest() == 0
+    assert int(trainer.global_step.numpy()) == 0
+    for ours, theirs in zip(trainer.model.weights, source.weights):
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())

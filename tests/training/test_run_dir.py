@@ -1,0 +1,41 @@
+"""Leftovers of interrupted writers in an output folder: removed when their writer is gone."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from bert_tf.checkpoints import save_tf1_checkpoint
+from bert_tf.modeling import BertEncoder
+from bert_tf.training.run_dir import OutputDirLock, remove_leftovers
+
+
+@pytest.fixture(scope="module")
+def dead_pid():
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()
+    return process.pid
+
+
+def test_leftovers_of_dead_writers_go_on_the_next_start(tmp_path, dead_pid):
+    leftovers = [f"bert_model.ckpt.tmp-{dead_pid}.index",
+                 f"bert_model.ckpt.tmp-{dead_pid}.data-00000-of-00001",
+                 f"train.tfrecord.incomplete-{dead_pid}"]
+    kept = [f"train.tfrecord.incomplete-{os.getpid()}",  # a live writer's
+            "ckpt-3.index", "ckpt-3.data-00000-of-00001", "checkpoint", "notes.tmp-x"]
+    for name in leftovers + kept:
+        (tmp_path / name).write_bytes(b"x" * 1000)
+    (tmp_path / "ckpt-4_temp").mkdir()
+    (tmp_path / "ckpt-4_temp" / "part-00000-of-00001.data-00000-of-00001").write_bytes(b"x")
+    with OutputDirLock(str(tmp_path)):
+        assert sorted(os.listdir(tmp_path)) == sorted(kept + [".lock"])
+    assert remove_leftovers(str(tmp_path)) == []
+
+
+def test_a_failed_original_format_save_leaves_no_temporary_files(tmp_path, tiny_config):
+    encoder = BertEncoder(tiny_config)
+    (tmp_path / "bert_model.ckpt.index").mkdir()  # the final rename of the index fails
+    with pytest.raises(OSError):
+        save_tf1_checkpoint(encoder, str(tmp_path / "bert_model.ckpt"))
+    assert not [name for name in os.listdir(tmp_path) if ".tmp-" in name]

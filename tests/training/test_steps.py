@@ -1,0 +1,47 @@
+"""One training step applies the global-norm-clipped gradient of the batch's loss,
+checked against a gradient taken here with a plain tape and clipped in numpy."""
+
+import dataclasses
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from bert_tf.modeling.pretrainer import BertPretrainer
+from bert_tf.training.objective import batch_loss
+from bert_tf.training.pretraining_losses import pretraining_objective
+from bert_tf.training.trainer import Trainer
+from training.tiny_training import BATCH, CONFIG, dataset_fn, examples
+
+# No dropout: the step's forward pass is then the one taken here.
+DETERMINISTIC = dataclasses.replace(CONFIG, hidden_dropout_prob=0.0,
+                                    attention_probs_dropout_prob=0.0)
+LEARNING_RATE = 0.5
+
+
+def _reference_gradient(model, objective):
+    batch = {k: v[:BATCH] for k, v in examples().items()}
+    with tf.GradientTape() as tape:
+        outputs = model({k: batch[k] for k in model.input}, training=True)
+        loss = batch_loss(objective, outputs, batch)[0]
+    grads = tape.gradient(loss, model.trainable_variables)
+    return [np.zeros(v.shape, "float32") if g is None else tf.convert_to_tensor(g).numpy()
+            for v, g in zip(model.trainable_variables, grads)]
+
+
+@pytest.mark.parametrize("clip_norm", [0.5, None])
+def test_step_applies_the_clipped_gradient(tmp_path, clip_norm):
+    model = BertPretrainer(DETERMINISTIC)
+    objective = pretraining_objective()
+    grads = _reference_gradient(model, objective)
+    norm = np.sqrt(sum(float(np.sum(g.astype("float64") ** 2)) for g in grads))
+    assert norm > 2.0  # large enough for clipping at 0.5 to change every update 4-fold
+    scale = min(1.0, clip_norm / norm) if clip_norm else 1.0
+    before = [v.numpy() for v in model.trainable_variables]
+    trainer = Trainer(model, keras.optimizers.SGD(LEARNING_RATE), objective,
+                      tf.distribute.get_strategy(), str(tmp_path), BATCH, clip_norm=clip_norm)
+    trainer.train(dataset_fn(), num_steps=1)
+    for variable, old, grad in zip(model.trainable_variables, before, grads):
+        np.testing.assert_allclose(variable.numpy(), old - LEARNING_RATE * scale * grad,
+                                   rtol=1e-5, atol=1e-6, err_msg=variable.path)
