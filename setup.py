@@ -30,9 +30,11 @@ setuptools.setup(
             "bert_create_pretraining_data="
             "bert_tf.scripts.create_pretraining_data:console_main",
             "bert_extract_features=bert_tf.scripts.extract_features:console_main",
+            "bert_evaluate_squad=bert_tf.evaluate_squad:main",
             "bert_learn_vocab=bert_tf.scripts.learn_vocab:console_main",
             "bert_run_classifier=bert_tf.scripts.run_classifier:console_main",
             "bert_run_pretraining=bert_tf.scripts.run_pretraining:console_main",
+            "bert_run_squad=bert_tf.scripts.run_squad:console_main",
             "bert_run_swag=bert_tf.scripts.run_swag:console_main",
         ],
     },

@@ -1,0 +1,157 @@
+"""Official SQuAD scoring: hand-worked cases, the command line, and HF's squad_metrics."""
+
+import gzip
+import json
+
+import pytest
+from transformers.data.metrics import squad_metrics
+
+from bert_tf import evaluate_squad
+from bert_tf.tasks import squad_postprocessing
+from bert_tf.tasks import squad_scoring
+
+
+def squad_content(qas, version):
+    return {"version": version, "data": [{"title": "t", "paragraphs": [
+        {"context": "unused here", "qas": qas}]}]}
+
+
+def qa(qas_id, *golds, **extra):
+    return {"id": qas_id, "question": "?",
+            "answers": [{"text": g, "answer_start": 0} for g in golds], **extra}
+
+
+V1_QAS = [qa("q1", "Denver Broncos", "The Denver Broncos"),
+          qa("q2", "Santa Clara, California"),
+          qa("q3", "Levi's Stadium")]
+V1_PREDICTIONS = {"q1": "the broncos", "q2": "Santa Clara California."}  # q3 unanswered
+
+
+def test_v1_hand_worked():
+    # q1: "broncos" vs "denver broncos": EM 0; F1 with p = 1, r = 1/2: 2/3.
+    #     (vs "the denver broncos": normalised the same, no better.)
+    # q2: punctuation dropped on both sides: EM 1, F1 1.
+    # q3: no prediction: 0 and 0, still counted.
+    questions = evaluate_squad.gold_questions(squad_content(V1_QAS, "1.1"))
+    report = squad_scoring.score_v1(questions, V1_PREDICTIONS)
+    assert report == {"exact_match": pytest.approx(100 / 3),
+                      "f1": pytest.approx(100 * (2 / 3 + 1) / 3)}
+    assert list(report) == ["exact_match", "f1"]
+
+
+def test_v1_and_v2_f1_differ_on_empty_answers():
+    # "The" normalises to nothing: 1.1 shares no token (0); 2.0 calls two empties equal (1).
+    assert squad_scoring.f1_v1("The", "an") == 0
+    assert squad_scoring.f1_v2("The", "an") == 1
+    assert squad_scoring.f1_v2("", "Paris") == 0
+    # Counts with multiplicity: pred "x y y", gold "y y y z": shared 2, p 2/3, r 1/2.
+    assert squad_scoring.f1_v1("x y y", "y y y z") == pytest.approx(2 * (2 / 3) * 0.5 / (7 / 6))
+
+
+V2_QAS = [qa("q1", "Paris"), qa("q2", is_impossible=True), qa("q3", is_impossible=True),
+          qa("q4", "the Nile river", "Nile River")]
+V2_PREDICTIONS = {"q1": "Paris", "q2": "", "q3": "London", "q4": "Nile"}
+V2_ODDS = {"q1": 0.1, "q2": 0.9, "q3": 0.8, "q4": 0.3}
+
+
+def test_v2_hand_worked():
+    questions = evaluate_squad.gold_questions(squad_content(V2_QAS, "v2.0"))
+    # exact 1, 1, 0, 0; F1 1, 1, 0, 2/3 (pred [nile], gold [nile, river]).
+    plain = squad_scoring.score_v2(questions, V2_PREDICTIONS)
+    assert plain == pytest.approx({
+        "exact": 50.0, "f1": 100 * (2 + 2 / 3) / 4, "total": 4,
+        "HasAns_exact": 50.0, "HasAns_f1": 100 * (1 + 2 / 3) / 2, "HasAns_total": 2,
+        "NoAns_exact": 50.0, "NoAns_f1": 50.0, "NoAns_total": 2})
+    # Odds above 0.5 mean "no answer": q2 (right anyway) and q3 (now right).
+    # Threshold search, odds ascending, from 2 (all "no answer"):
+    #   exact: q1 +1 -> 3 (best, 0.1); q4 +0; q3 -1; q2 0  -> 75.0 at 0.1
+    #   f1:    q1 +1 -> 3 (0.1); q4 +2/3 -> 3.67 (best, 0.3); q3 -1; q2 0 -> 91.67 at 0.3
+    report = squad_scoring.score_v2(questions, V2_PREDICTIONS, V2_ODDS, na_prob_thresh=0.5)
+    assert report == pytest.approx({
+        "exact": 75.0, "f1": 100 * (3 + 2 / 3) / 4, "total": 4,
+        "HasAns_exact": 50.0, "HasAns_f1": 100 * (1 + 2 / 3) / 2, "HasAns_total": 2,
+        "NoAns_exact": 100.0, "NoAns_f1": 100.0, "NoAns_total": 2,
+        "best_exact": 75.0, "best_exact_thresh": 0.1,
+        "best_f1": 100 * (3 + 2 / 3) / 4, "best_f1_thresh": 0.3})
+    assert list(report)[-4:] == ["best_exact", "best_exact_thresh", "best_f1", "best_f1_thresh"]
+
+
+def write(path, content):
+    if str(path).endswith(".gz"):
+        with gzip.open(path, "wt", encoding="utf-8") as f:
+            json.dump(content, f)
+    else:
+        path.write_text(json.dumps(content), encoding="utf-8")
+    return str(path)
+
+
+def test_command_line_prints_the_official_json(tmp_path, capsys):
+    data = write(tmp_path / "dev-v1.1.json.gz", squad_content(V1_QAS, "1.1"))
+    predictions = write(tmp_path / "predictions.json", V1_PREDICTIONS)
+    evaluate_squad.main([data, predictions])
+    out, err = capsys.readouterr()
+    assert json.loads(out) == pytest.approx({"exact_match": 100 / 3, "f1": 500 / 9})
+    assert out.count("\n") == 1 and "Unanswered question q3 will receive score 0." in err
+
+    data2 = write(tmp_path / "dev-v2.0.json", squad_content(V2_QAS, "v2.0"))
+    predictions2 = write(tmp_path / "p2.json", V2_PREDICTIONS)
+    odds = write(tmp_path / "null_odds.json", V2_ODDS)
+    evaluate_squad.main([data2, predictions2, "--na-prob-file", odds, "--na-prob-thresh", "0.5"])
+    out, _ = capsys.readouterr()
+    assert out.startswith('{\n  "exact": 75.0,\n') and json.loads(out)["best_f1_thresh"] == 0.3
+    out_file = tmp_path / "eval.json"
+    evaluate_squad.main([data2, predictions2, "-n", odds, "-o", str(out_file)])
+    assert capsys.readouterr().out == ""
+    assert json.loads(out_file.read_text())["exact"] == 50.0  # default threshold 1.0
+
+
+def test_command_line_errors_name_the_file(tmp_path, capsys):
+    data = write(tmp_path / "dev.json", squad_content(V2_QAS, "v2.0"))
+    broken = tmp_path / "predictions.json"
+    broken.write_text("{oops", encoding="utf-8")
+    with pytest.raises(SystemExit) as exit_info:
+        evaluate_squad.main([data, str(broken)])
+    assert exit_info.value.code == 2
+    assert f"{broken}: not valid JSON" in capsys.readouterr().err
+    predictions = write(tmp_path / "p.json", V2_PREDICTIONS)
+    odds = write(tmp_path / "odds.json", {"q1": 0.1})
+    with pytest.raises(SystemExit):
+        evaluate_squad.main([data, predictions, "-n", odds])
+    assert "no null odds for question q2" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def predicted_subsets():
+    """SQuAD dev subsets with predictions from deterministic logits, a third set to gold."""
+    import squad_parity  # bench/, on the test path
+    subsets = {}
+    for name in ("dev-v1.1", "dev-v2.0"):
+        content, version_2 = squad_parity.squad_subset(name, 300)
+        parity = squad_parity.Parity(content, version_2, is_training=False)
+        start, end = squad_parity.deterministic_logits(parity.features)
+        predictions, _, odds = squad_postprocessing.predict_answers(
+            parity.examples, parity.features, start, end, version_2_with_negative=version_2)
+        for index, example in enumerate(parity.examples):
+            if index % 3 == 0:
+                predictions[example.qas_id] = (example.gold_answers or [""])[-1].upper()
+        subsets[name] = content, parity.hf_examples, predictions, odds
+    return subsets
+
+
+def test_v1_scores_agree_with_hf_squad_metrics(predicted_subsets):
+    content, hf_examples, predictions, _ = predicted_subsets["dev-v1.1"]
+    ours = squad_scoring.score_v1(evaluate_squad.gold_questions(content), predictions)
+    hf = squad_metrics.squad_evaluate(hf_examples, predictions)
+    assert 30 < ours["exact_match"] < 100 and ours["f1"] > ours["exact_match"]
+    assert ours == {"exact_match": pytest.approx(hf["exact"], abs=1e-9),
+                    "f1": pytest.approx(hf["f1"], abs=1e-9)}
+
+
+@pytest.mark.parametrize("threshold", [1.0, 0.0, -2.0])
+def test_v2_scores_agree_with_hf_squad_metrics(predicted_subsets, threshold):
+    content, hf_examples, predictions, odds = predicted_subsets["dev-v2.0"]
+    ours = squad_scoring.score_v2(evaluate_squad.gold_questions(content), predictions,
+                                  odds, threshold)
+    hf = squad_metrics.squad_evaluate(hf_examples, predictions, odds, threshold)
+    assert 0 < ours["HasAns_total"] < ours["total"] == 300
+    assert ours == pytest.approx(dict(hf), abs=1e-9)

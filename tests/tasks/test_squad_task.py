@@ -1,0 +1,157 @@
+"""The SQuAD family run in-process through the one runner flow, on real and tiny data."""
+
+import gzip
+import json
+
+import keras
+
+import numpy as np
+import pytest
+
+from bert_tf.errors import UsageError
+from bert_tf.checkpoints import restore
+from bert_tf.tasks import prediction, runner
+from bert_tf.tasks.squad import SquadOptions, SquadTask, build_span_model, span_objective
+from bert_tf.training.objective import batch_loss
+from tasks.task_runs import quick_options, read_results, tiny_model_files
+from tests_shared import shared_path, weights_by_name
+
+
+def squad_subset(tmp_path, name, questions, impossible_every=None):
+    """The first `questions` questions of a real SQuAD file, written as .json.gz.
+
+    `impossible_every=k` turns every k-th question into an unanswerable one
+    (a SQuAD 2.0 training file made from 1.1 questions).
+    """
+    with gzip.open(shared_path("squad", f"{name}.json.gz"), "rt", encoding="utf-8") as f:
+        content = json.load(f)
+    paragraphs, left = [], questions
+    for paragraph in content["data"][0]["paragraphs"]:
+        if left > 0:
+            paragraphs.append(dict(paragraph, qas=paragraph["qas"][:left]))
+            left -= len(paragraphs[-1]["qas"])
+    if impossible_every:
+        qas = [qa for paragraph in paragraphs for qa in paragraph["qas"]]
+        for qa in qas[::impossible_every]:
+            qa.update(answers=[], is_impossible=True)
+    path = tmp_path / f"{name}-{questions}.json.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        json.dump(dict(content, data=[dict(content["data"][0], paragraphs=paragraphs)]), f)
+    return str(path)
+
+
+def test_loss_is_mean_of_start_and_end_cross_entropy():
+    rng = np.random.default_rng(0)
+    start, end = rng.normal(size=(3, 7)).astype("float32"), rng.normal(size=(3, 7)).astype(
+        "float32")
+    batch = {"start_positions": np.array([0, 3, 6]), "end_positions": np.array([1, 3, 5])}
+    total, _ = batch_loss(span_objective(), {"start_logits": start, "end_logits": end}, batch)
+
+    def mean_nll(logits, positions):
+        log_probs = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+        return -log_probs[np.arange(3), positions].mean()
+
+    expected = (mean_nll(start.astype(np.float64), batch["start_positions"])
+                + mean_nll(end.astype(np.float64), batch["end_positions"])) / 2
+    assert float(total) == pytest.approx(expected, rel=1e-6)
+
+
+def test_span_head_has_the_original_names():
+    model = build_span_model(tiny_model_files().config)
+    weights = weights_by_name(model)
+    assert {"cls/squad/output_weights", "cls/squad/output_bias"} <= set(weights)
+    assert weights["cls/squad/output_bias"].shape == (2,)
+
+
+def test_train_eval_predict_export_v1(tmp_path):
+    train = squad_subset(tmp_path, "train-v1.1", 8)
+    dev = squad_subset(tmp_path, "dev-v1.1", 8)
+    task = SquadTask(tiny_model_files(), train, dev, SquadOptions(max_seq_length=128,
+                                                                  doc_stride=64))
+    out = tmp_path / "out"
+    results = runner.run(task, quick_options(out, do_train=True, do_eval=True,
+                                             do_predict=True))
+    # 8 questions / batch 8, one epoch: the original counts questions, not windows.
+    assert results["global_step"] == 1
+    written = read_results(out / "eval_results.txt")
+    assert set(written) == {"exact_match", "f1", "global_step"}
+    predictions = json.loads((out / "predictions.json").read_text())
+    nbest = json.loads((out / "nbest_predictions.json").read_text())
+    assert len(predictions) == 8 and set(predictions) == set(nbest)
+    assert all(nbest[k][0]["text"] == predictions[k] for k in predictions)
+    assert not (out / "null_odds.json").exists()
+    assert (out / "bert_model.ckpt.index").exists() and (out / "vocab.txt").exists()
+
+
+def test_version_2_predict_and_eval(tmp_path):
+    train = squad_subset(tmp_path, "train-v1.1", 16, impossible_every=3)
+    dev = squad_subset(tmp_path, "dev-v2.0", 12)
+    options = SquadOptions(max_seq_length=128, doc_stride=64, version_2_with_negative=True)
+    task = SquadTask(tiny_model_files(), train, dev, options)
+    assert sum(e.is_impossible for e in task.read_split("train").examples) == 6
+    out = tmp_path / "out"
+    results = runner.run(task, quick_options(out, do_train=True, do_eval=True,
+                                             do_predict=True))
+    assert {"exact", "f1", "total", "HasAns_total", "NoAns_total", "best_f1_thresh"} <= \
+        set(results)
+    assert results["total"] == 12
+    null_odds = json.loads((out / "null_odds.json").read_text())
+    predictions = json.loads((out / "predictions.json").read_text())
+    assert set(null_odds) == set(predictions) and len(predictions) == 12
+    # "" exactly where the null odds are above the threshold (0.0).
+    assert all((predictions[k] == "") == (null_odds[k] > 0.0) for k in predictions)
+
+
+def test_missing_files_are_usage_errors(tmp_path):
+    task = SquadTask(tiny_model_files(), None, None, SquadOptions(max_seq_length=64))
+    with pytest.raises(UsageError, match="--train_file is required"):
+        runner.run(task, quick_options(tmp_path / "a", do_train=True))
+    with pytest.raises(UsageError, match="--predict_file is required"):
+        runner.run(task, quick_options(tmp_path / "b", do_predict=True))
+
+
+NUMBERS = " ".join(["alpha beta gamma delta epsilon zeta eta theta iota kappa"] * 4)
+
+
+def test_long_context_answer_comes_from_its_best_window(tmp_path):
+    """A context of several windows: after training on it, the answer is read from the
+    window where its pieces have the most context, and it is the gold answer."""
+    keras.utils.set_random_seed(1)
+    context = NUMBERS + " the treasure lies under the old mill " + NUMBERS
+    qas = [{"id": "q", "question": "where is the treasure?",
+            "answers": [{"text": "under the old mill",
+                         "answer_start": context.index("under the old mill")}]}]
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps({"version": "1.1", "data": [{"title": "t", "paragraphs": [
+        {"context": context, "qas": qas}]}]}), encoding="utf-8")
+    task = SquadTask(tiny_model_files(), str(path), str(path),
+                     SquadOptions(max_seq_length=32, doc_stride=8, max_query_length=8))
+    train = task.read_split("train")
+    windows = train.features
+    assert len(windows) > 5
+    holding = [f for f in windows if f.start_position > 0]
+    assert 1 < len(holding) < len(windows)  # several windows hold the answer, not all
+    out = tmp_path / "out"
+    results = runner.run(task, quick_options(out, do_train=True, do_eval=True, do_predict=True,
+                                             num_train_steps=150, learning_rate=3e-3))
+    assert results["exact_match"] == 100.0
+    answer = json.loads((out / "nbest_predictions.json").read_text())["q"][0]
+    assert answer["text"] == "under the old mill"
+    # The exported model's logits: the answer's start piece is in several windows, each
+    # with its own logit (with this seed a later window scores it higher); n-best took
+    # the one of the window where the piece has the most context.
+    model = build_span_model(task.model_files.config)
+    restore(model, str(out))
+    dev = task.read_split("dev")
+    outputs = prediction.predict(model, task.dataset(dev, 8, False))
+    start_piece = holding[0].doc_start + holding[0].start_position - holding[0].doc_offset
+    logits = {f.doc_span_index: float(outputs["start_logits"][row, f.doc_offset + start_piece
+                                                               - f.doc_start])
+              for row, f in enumerate(dev.features)
+              if f.doc_start <= start_piece < f.doc_start + f.doc_length}
+    best = [f.doc_span_index for f in dev.features if f.doc_span_index in logits
+            and f.max_context[start_piece - f.doc_start]]
+    assert len(logits) > 1 and len(best) == 1
+    assert answer["start_logit"] == pytest.approx(logits[best[0]], abs=1e-6)
+    assert all(abs(value - logits[best[0]]) > 1e-4 for index, value in logits.items()
+               if index != best[0])
