@@ -15,7 +15,7 @@ OUT=${DEMO_OUT:-demo_output}
 STEPS=${DEMO_PRETRAIN_STEPS:-3000}
 EPOCHS=${DEMO_FINETUNE_EPOCHS:-10}
 SENTENCE=${1:-"And the moon shone on the hills and the quiet fields of the shepherds."}
-export TF_CPP_MIN_LOG_LEVEL=2 PYTHONUNBUFFERED=1
+export PYTHONUNBUFFERED=1
 rm -rf "$OUT" && mkdir -p "$OUT"
 start=$(date +%s)
 

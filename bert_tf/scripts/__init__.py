@@ -1,11 +1,30 @@
 """bert_tf.scripts: the absl-flag runners.
 
 TensorFlow's C++ start-up notices (missing CUDA drivers on a CPU machine,
-oneDNN, "failed call to cuInit" errors) would bury a runner's own output;
-they are hidden unless the user has set `TF_CPP_MIN_LOG_LEVEL` (this runs
-before TensorFlow is imported). Python-side errors still say what went wrong.
+oneDNN, "failed call to cuInit" errors) would bury a runner's own output.
+Unless the user has set `TF_CPP_MIN_LOG_LEVEL`, the runners raise its level
+to 3 and import TensorFlow (and look for GPUs, which loads the CUDA
+platform) with the process's stderr pointed at /dev/null: TensorFlow 2.21
+writes its first notices from C++ before its logging is set up, where the
+level does not reach them. Python-side errors still say what went wrong;
+set `TF_CPP_MIN_LOG_LEVEL=0` to see everything.
 """
 
 import os
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+def _import_tensorflow_quietly():
+    saved, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    try:
+        import tensorflow as tf
+        tf.config.list_physical_devices("GPU")
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
+if "TF_CPP_MIN_LOG_LEVEL" not in os.environ:
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    _import_tensorflow_quietly()

@@ -57,8 +57,10 @@ def _hf_layers(hf_minilm, minilm_dir, line):
 
 
 def test_original_json_layout_and_values(release, input_file, tmp_path, hf_minilm, minilm_dir):
+    """The original's command line, its device flags included."""
     output = tmp_path / "features.jsonl"
-    result = _run(release, input_file, output)
+    result = _run(release, input_file, output, "--use_tpu=False", "--master=",
+                  "--num_tpu_cores=8", "--use_one_hot_embeddings=False")
     assert result.returncode == 0, result.stderr
     assert "extracted 2 examples" in result.stderr  # progress line
     records = [json.loads(line) for line in output.read_text().splitlines()]

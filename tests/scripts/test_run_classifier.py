@@ -6,6 +6,7 @@ weights in bench/ and docs/RESULTS.md.
 """
 
 import importlib.util
+import os
 import re
 import subprocess
 import sys
@@ -101,3 +102,17 @@ def test_usage_errors_exit_2_with_one_line(tmp_path, flag, message):
     result = _classifier(tmp_path, "--task_name=MRPC", "--data_dir=unused", "--do_train", flag)
     assert result.returncode == 2, result.stderr[-2000:]
     assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_tensorflow_start_up_noise_is_hidden_by_default(tmp_path):
+    """Without TF_CPP_MIN_LOG_LEVEL set, a runner's stderr holds its own words only."""
+    environment = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
+    result = subprocess.run(
+        [sys.executable, str(REPO / "run_classifier.py"), "--output_dir", str(tmp_path),
+         "--task_name=MRPC", "--data_dir=/nonexistent", "--do_train",
+         f"--vocab_file={shared_path('vocab', 'bert-base-uncased-vocab.txt')}",
+         f"--bert_config_file={write_tiny_bert_config(tmp_path / 'c.json')}"],
+        capture_output=True, text=True, timeout=300, env=environment)
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        "run_classifier: error: /nonexistent/train.tsv: file not found"], result.stderr

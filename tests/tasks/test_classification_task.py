@@ -144,3 +144,23 @@ def test_a_second_run_on_a_locked_output_dir_fails_at_once(tmp_path):
         with pytest.raises(OutputDirInUseError, match=rf"in use by process {os.getpid()} "):
             runner.run(_task("MRPC", data), quick_options(tmp_path / "out", do_train=True))
     assert not list((tmp_path / "out").glob("ckpt-*"))
+
+
+def test_a_vocab_other_than_the_checkpoints_own_is_warned_about(tmp_path, caplog):
+    import shutil
+
+    from bert_tf.tasks.model_files import resolve_model_files
+    from tests_shared import shared_path, write_tiny_bert_config
+    folder = tmp_path / "release"
+    folder.mkdir()
+    write_tiny_bert_config(folder / "bert_config.json")
+    shutil.copy(shared_path("vocab", "bert-base-uncased-vocab.txt"), folder / "vocab.txt")
+    other = tmp_path / "other_vocab.txt"
+    other.write_text((folder / "vocab.txt").read_text().replace("\nhello\n", "\nhallo\n"))
+    with caplog.at_level("WARNING"):
+        resolve_model_files(vocab_file=str(other), init_checkpoint=str(folder))
+    assert "differs from" in caplog.text and "vocab.txt stored beside" in caplog.text
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        resolve_model_files(init_checkpoint=str(folder))
+    assert "differs from" not in caplog.text
