@@ -4,6 +4,11 @@ import pytest
 
 from tests_shared import shared_path
 
+# Scripts the tests start as processes: --doctest-modules must not import them
+# (importing one registers a TFDS builder or configures devices for the whole suite).
+collect_ignore = ["scripts/tiny_tfds_builder.py", "training/distributed_equivalence.py",
+                  "training/tiny_training_run.py"]
+
 
 @pytest.fixture(scope="session")
 def uncased_vocab_file():

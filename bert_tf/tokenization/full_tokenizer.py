@@ -28,11 +28,16 @@ class FullTokenizer:
 
     Example:
 
-    >>> tokenizer = FullTokenizer(vocab_file)  # doctest: +SKIP
-    >>> tokenizer.tokenize("UNwant\\u00e9d,running")  # doctest: +SKIP
+    >>> import os, tempfile
+    >>> vocab_file = os.path.join(tempfile.mkdtemp(), "vocab.txt")
+    >>> tokens = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "un", "##want", "##ed", ",", "runn", "##ing"]
+    >>> with open(vocab_file, "w") as f:
+    ...     _ = f.write("\\n".join(tokens))
+    >>> tokenizer = FullTokenizer(vocab_file)
+    >>> tokenizer.tokenize("UNwant\\u00e9d,running")
     ['un', '##want', '##ed', ',', 'runn', '##ing']
-    >>> tokenizer.convert_tokens_to_ids(["[CLS]", "un"])  # doctest: +SKIP
-    [101, 4895]
+    >>> tokenizer.convert_tokens_to_ids(["[CLS]", "un"])
+    [2, 4]
     """
 
     def __init__(self, vocab_file, do_lower_case=True, keep_special_tokens=False):

@@ -31,9 +31,13 @@ class BertPreprocessor(keras.layers.Layer):
 
     Example:
 
-    >>> preprocessor = BertPreprocessor(vocab_file, seq_length=8)  # doctest: +SKIP
-    >>> preprocessor(["Hello world!"])["input_ids"]  # doctest: +SKIP
-    [[101, 7592, 2088, 999, 102, 0, 0, 0]]
+    >>> import os, tempfile
+    >>> vocab_file = os.path.join(tempfile.mkdtemp(), "vocab.txt")
+    >>> with open(vocab_file, "w") as f:
+    ...     _ = f.write("\\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "hello", "world", "!"]))
+    >>> preprocessor = BertPreprocessor(vocab_file, seq_length=8)
+    >>> preprocessor(["Hello world!"])["input_ids"].numpy().tolist()
+    [[2, 4, 5, 6, 3, 0, 0, 0]]
     """
 
     def __init__(self, vocabulary, seq_length=128, do_lower_case=True,
