@@ -1,0 +1,50 @@
+"""Exports a checkpoint as a SavedModel that takes raw text (see docs/SERVING.md).
+
+    python export_savedmodel.py --kind=classifier --model_dir=/tmp/mrpc_output \
+      --export_dir=/tmp/mrpc_served --max_seq_length=128
+
+`--model_dir` is a folder written by our runners or an original release
+(bert_model.ckpt + bert_config.json + vocab.txt, and labels.txt for a
+classifier), a checkpoint prefix in one, or a HuggingFace safetensors
+folder. Kinds: `encoder` (features), `masked_lm` (top-k tokens for each
+[MASK]; needs the pretraining heads) and `classifier` (run_classifier.py).
+The export holds the vocabulary, casing, sequence length and labels, so
+clients pass only text.
+"""
+
+import sys
+
+from absl import app, flags, logging
+
+from bert_tf import serving
+
+FLAGS = flags.FLAGS
+flags.DEFINE_enum("kind", None, sorted(serving.KINDS), "What the export answers.")
+flags.DEFINE_string("model_dir", None, "Checkpoint folder (or prefix) to export.")
+flags.DEFINE_string("export_dir", None, "Where to write the SavedModel (an existing "
+                    "SavedModel there is replaced).")
+flags.DEFINE_string("vocab_file", None, "Vocabulary (default: vocab.txt of --model_dir).")
+flags.DEFINE_integer("max_seq_length", 128, "Length texts are packed and truncated to.")
+flags.DEFINE_bool("do_lower_case", True, "Lower-case the input (uncased models).")
+flags.DEFINE_integer("top_k", 5, "Tokens returned for each [MASK] (masked_lm).")
+
+
+def main(argv):
+    if len(argv) > 1:
+        raise app.UsageError(f"unexpected arguments: {argv[1:]}")
+    try:
+        serving.export(FLAGS.kind, FLAGS.model_dir, FLAGS.export_dir,
+                       vocab_file=FLAGS.vocab_file, max_seq_length=FLAGS.max_seq_length,
+                       do_lower_case=FLAGS.do_lower_case, top_k=FLAGS.top_k)
+    except (ValueError, OSError) as error:
+        sys.exit(f"export_savedmodel: error: {error}")
+    logging.info("wrote the %s SavedModel to %s", FLAGS.kind, FLAGS.export_dir)
+
+
+def console_main():
+    flags.mark_flags_as_required(["kind", "model_dir", "export_dir"])
+    app.run(main)
+
+
+if __name__ == "__main__":
+    console_main()
