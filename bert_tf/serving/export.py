@@ -72,6 +72,8 @@ def export(kind, model_or_folder, export_dir, *, vocab_file=None, labels=None,
     if kind not in KINDS:
         raise ValueError(f"unknown export kind {kind!r}; choose one of {sorted(KINDS)}")
     serving_class, model_from_source = KINDS[kind]
+    export_dir = os.path.abspath(export_dir)
+    _check_replaceable(export_dir)
     if isinstance(model_or_folder, (str, os.PathLike)):
         validate_case_matches_checkpoint(do_lower_case, os.fspath(model_or_folder))
         source = sources.read_source(
@@ -91,16 +93,21 @@ def export(kind, model_or_folder, export_dir, *, vocab_file=None, labels=None,
     with tempfile.TemporaryDirectory() as asset_dir:
         module = serving_class(model, vocab_file, asset_dir, max_seq_length, do_lower_case,
                                **options)
-        _save(module, os.path.abspath(export_dir))
+        _save(module, export_dir)
     return export_dir
+
+
+def _check_replaceable(export_dir):
+    """Refuses to replace anything but nothing, an empty folder or a SavedModel."""
+    if os.path.exists(export_dir) and not (
+            os.path.isdir(export_dir) and (not os.listdir(export_dir) or os.path.exists(
+                os.path.join(export_dir, "saved_model.pb")))):
+        raise FileExistsError(f"{export_dir}: exists and is not a SavedModel; "
+                              "not overwriting it")
 
 
 def _save(module, export_dir):
     """Saves to a sibling folder, then moves it into place (never half-written)."""
-    if (os.path.isdir(export_dir) and os.listdir(export_dir)
-            and not os.path.exists(os.path.join(export_dir, "saved_model.pb"))):
-        raise FileExistsError(f"{export_dir}: exists and is not a SavedModel; "
-                              "not overwriting it")
     staging = f"{export_dir}.tmp-{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
     try:

@@ -109,3 +109,25 @@ def served(tmp_path_factory, uncased_vocab_file):
         outputs = dict(outputs)
     return types.SimpleNamespace(pretrainer=pretrainer, classifier=classifier,
                                  exports=exports, outputs=outputs)
+
+
+@pytest.fixture(scope="session")
+def classifier_folder(tmp_path_factory, uncased_vocab_file):
+    """A run_classifier.py-style folder of a tiny 2-layer classifier; returns (folder, model)."""
+    import keras
+
+    from bert_tf.checkpoints import export_original
+    from bert_tf.config import BertConfig
+    from bert_tf.modeling import BertEncoder, ClassificationHead
+
+    config = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2,
+                        num_attention_heads=4, intermediate_size=37,
+                        max_position_embeddings=64)
+    encoder = BertEncoder(config)
+    head = ClassificationHead(len(LABELS), name="classifier")
+    model = _perturbed(
+        keras.Model(encoder.input, head(encoder(encoder.input)["pooled_output"])), seed=3)
+    folder = tmp_path_factory.mktemp("run_classifier_output")
+    export_original(model, config, uncased_vocab_file, str(folder))
+    (folder / "labels.txt").write_text("".join(f"{l}\n" for l in LABELS))
+    return folder, model
