@@ -81,10 +81,18 @@ class MaskedLMServing(TextServingModule):
         valid = tf.ones_like(positions, tf.bool).to_tensor(False)
         # Padding slots predict at [CLS]; their answers are blanked below.
         padded_positions = positions.to_tensor(0)
-        logits = self.pretrainer(
-            {**inputs, "masked_lm_positions": padded_positions},
-            training=False)["masked_lm_logits"]
-        scores, top_ids = tf.math.top_k(tf.nn.softmax(tf.cast(logits, tf.float32)), self.top_k)
+
+        def predict():
+            return tf.cast(self.pretrainer(
+                {**inputs, "masked_lm_positions": padded_positions},
+                training=False)["masked_lm_logits"], tf.float32)
+
+        # Without masks (or texts) there is nothing to predict, and the
+        # head's gather cannot take an empty batch.
+        logits = tf.cond(
+            tf.size(padded_positions) > 0, predict,
+            lambda: tf.zeros(tf.concat([tf.shape(padded_positions), [len(self.tokens)]], 0)))
+        scores, top_ids = tf.math.top_k(tf.nn.softmax(logits), self.top_k)
         valid_k = tf.broadcast_to(valid[:, :, None], tf.shape(top_ids))
         return {
             "num_masks": tf.cast(positions.row_lengths(), tf.int32),

@@ -69,6 +69,8 @@ def _requests(exports):
              "inputs": {"text_a": texts_a, "text_b": texts_b}},
             {"name": f"{kind}/metadata", "export": export, "signature": "metadata",
              "inputs": {}},
+            {"name": f"{kind}/empty", "export": export, "signature": "serving_default",
+             "inputs": {"text": []}},
         ]
         # Each text alone: a batch's padding must not change anyone's answer.
         runs += [{"name": f"{kind}/alone{i}", "export": export,

@@ -114,6 +114,14 @@ def test_masked_lm_matches_the_python_path(served, uncased_vocab_file, run, text
             assert tokens.tolist() == [vocab[i] for i in ids]
 
 
+@pytest.mark.parametrize("kind", ["encoder", "classifier", "masked_lm"])
+def test_an_empty_batch_gets_empty_answers(served, kind):
+    answers = {key: value for key, value in served.outputs.items()
+               if key.startswith(f"{kind}/empty/")}
+    assert len(answers) >= 4
+    assert all(value.shape[0] == 0 for value in answers.values())
+
+
 def test_metadata_records_what_the_export_was_made_with(served):
     outputs = served.outputs
     for kind in ("encoder", "classifier", "masked_lm"):
