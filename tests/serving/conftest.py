@@ -21,8 +21,8 @@ import pytest
 # Makes this folder's helper modules importable by its tests.
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-from serving_support import (LABELS, MASKED, MASKED_A, MASKED_B, MAX_SEQ_LENGTH,  # noqa: E402
-                             TEXTS, TEXTS_A, TEXTS_B, TOP_K)
+from serving_support import (HF_TEXTS, LABELS, MASKED, MASKED_A, MASKED_B,  # noqa: E402
+                             MAX_SEQ_LENGTH, TEXTS, TEXTS_A, TEXTS_B, TOP_K)
 
 def _perturbed(model, seed):
     """Moves every weight (zero biases, unit LayerNorm scales too) by random noise."""
@@ -56,7 +56,8 @@ def _folders(root, vocab_file):
 
 
 def _requests(exports):
-    runs = []
+    runs = [{"name": "minilm/texts", "export": str(exports["minilm"]),
+             "signature": "serving_default", "inputs": {"text": HF_TEXTS}}]
     for kind, texts, (texts_a, texts_b) in (
             ("encoder", TEXTS, (TEXTS_A, TEXTS_B)),
             ("classifier", TEXTS, (TEXTS_A, TEXTS_B)),
@@ -80,7 +81,7 @@ def _requests(exports):
 
 
 @pytest.fixture(scope="session")
-def served(tmp_path_factory, uncased_vocab_file):
+def served(tmp_path_factory, uncased_vocab_file, minilm_dir):
     """The models, the moved exports and every output the client got."""
     from bert_tf import serving
 
@@ -95,6 +96,9 @@ def served(tmp_path_factory, uncased_vocab_file):
         "classifier": serving.export("classifier", str(root / "classifier"),
                                      root / "made" / "classifier",
                                      max_seq_length=MAX_SEQ_LENGTH),
+        # Real weights from a HuggingFace folder, for the comparison with HF.
+        "minilm": serving.export("encoder", minilm_dir, root / "made" / "minilm",
+                                 max_seq_length=MAX_SEQ_LENGTH),
     }
     exports = {kind: root / "moved" / kind for kind in made}
     for kind, path in made.items():

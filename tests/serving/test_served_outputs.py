@@ -5,6 +5,8 @@ The Python path tokenizes with the reference `FullTokenizer` and packs with
 client sent raw strings to SavedModels whose checkpoints and vocabularies
 were deleted. Inputs: empty strings, a text far longer than max_seq_length
 (truncated to it), non-ASCII text, pairs, and batches of mixed lengths.
+An encoder exported from all-MiniLM-L6-v2's HuggingFace folder is also held
+against HuggingFace transformers with its own fast tokenizer.
 """
 
 import json
@@ -14,8 +16,8 @@ import pytest
 
 from bert_tf.tasks.packing import pack_tokens, stack_inputs
 from bert_tf.tokenization import FullTokenizer
-from serving_support import (LABELS, MASKED, MASKED_A, MASKED_B, MAX_SEQ_LENGTH, TEXTS, TEXTS_A,
-                      TEXTS_B, TOP_K)
+from serving_support import (HF_TEXTS, LABELS, MASKED, MASKED_A, MASKED_B, MAX_SEQ_LENGTH,
+                             TEXTS, TEXTS_A, TEXTS_B, TOP_K)
 
 TOLERANCE = 1e-5
 
@@ -49,6 +51,24 @@ def test_encoder_matches_the_python_path(served, uncased_vocab_file, run, texts,
     np.testing.assert_allclose(got["encoder_outputs"], np.stack(layers, 1), atol=TOLERANCE)
     np.testing.assert_allclose(got["last_four_layers"], np.concatenate(layers[::-1], -1),
                                atol=TOLERANCE)
+
+
+def test_an_export_from_huggingface_weights_matches_huggingface(served, hf_minilm,
+                                                               minilm_dir):
+    import torch
+    import transformers
+    tokenizer = transformers.BertTokenizerFast.from_pretrained(str(minilm_dir))
+    inputs = tokenizer(HF_TEXTS, padding="max_length", truncation=True,
+                       max_length=MAX_SEQ_LENGTH, return_tensors="pt")
+    with torch.no_grad():
+        expected = hf_minilm(**inputs)
+    mask = inputs["attention_mask"].numpy()
+    np.testing.assert_array_equal(served.outputs["minilm/texts/input_mask"], mask)
+    np.testing.assert_allclose(served.outputs["minilm/texts/pooled_output"],
+                               expected.pooler_output.numpy(), atol=TOLERANCE)
+    real = mask.astype(bool)
+    np.testing.assert_allclose(served.outputs["minilm/texts/sequence_output"][real],
+                               expected.last_hidden_state.numpy()[real], atol=TOLERANCE)
 
 
 def test_truncation_and_empty_text_as_documented(served):
