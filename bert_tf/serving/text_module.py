@@ -50,6 +50,9 @@ class TextServingModule(tf.Module):
             raise ValueError(f"max_seq_length={max_seq_length} exceeds the model's "
                              f"max_position_embeddings {config.max_position_embeddings}")
         self.tokens = vocabulary_list(vocabulary)
+        if len(self.tokens) > config.vocab_size:
+            raise ValueError(f"the vocabulary has {len(self.tokens)} tokens, more than the "
+                             f"model's vocab_size {config.vocab_size}: is it the right one?")
         vocab_path = os.path.join(asset_dir, VOCAB_ASSET_NAME)
         with open(vocab_path, "w", encoding="utf-8") as f:
             f.write("".join(token + "\n" for token in self.tokens))

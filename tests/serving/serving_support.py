@@ -13,4 +13,5 @@ MASKED_A = ["The [MASK] sat.", "nothing"]
 MASKED_B = ["On the [MASK].", LONG + " [MASK]"]
 # For the comparison with HuggingFace's fast tokenizer, which lower-cases a
 # final capital sigma differently from the original (docs/ARCHITECTURE.md).
-HF_TEXTS = [text for text in TEXTS if "Σ" not in text] + ["Ünïcödé café naïve — 東京 🙂"]
+HF_TEXTS = ([text for text in TEXTS if "Σ" not in text]
+            + ["Ünïcödé café naïve — 東京 🙂"])

@@ -51,5 +51,11 @@ def test_bad_arguments(classifier_folder, tmp_path):
     with pytest.raises(ValueError, match="needs its label names"):
         serving.export("classifier", classifier_folder[1], tmp_path / "out",
                        vocab_file=str(classifier_folder[0] / "vocab.txt"))
+    long_vocab = tmp_path / "long_vocab.txt"
+    tokens = [f"[unused{i}]" for i in range(30522)] + ["[UNK]", "[CLS]", "[SEP]"]
+    long_vocab.write_text("".join(f"{token}\n" for token in tokens))
+    with pytest.raises(ValueError, match="has 30525 tokens, more than the model's vocab_size"):
+        serving.export("encoder", classifier_folder[0], tmp_path / "out",
+                       vocab_file=str(long_vocab), max_seq_length=16)
     with pytest.raises(ValueError, match="max_seq_length=65 exceeds"):
         serving.export("encoder", classifier_folder[0], tmp_path / "out", max_seq_length=65)
