@@ -81,18 +81,14 @@ def classify(served, texts, texts_b=None):
     return {name: value.numpy() for name, value in outputs.items()}
 
 
-def main(argv):
-    if len(argv) > 1:
-        raise app.UsageError(f"unexpected arguments: {argv[1:]}")
+def run():
+    """Prints the predicted label and every label's probability for each text."""
     if FLAGS.text_b and len(FLAGS.text_b) != len(FLAGS.text):
         raise app.UsageError("give one --text_b for each --text")
     if not (FLAGS.model_dir or FLAGS.export_dir):
         raise app.UsageError("give --model_dir or --export_dir")
-    try:
-        served = load_classifier(FLAGS.model_dir, FLAGS.export_dir, FLAGS.max_seq_length,
-                                 FLAGS.do_lower_case)
-    except (ValueError, OSError) as error:
-        sys.exit(f"classify_text: error: {error}")
+    served = load_classifier(FLAGS.model_dir, FLAGS.export_dir, FLAGS.max_seq_length,
+                             FLAGS.do_lower_case)
     labels = [label.decode() for label in served.signatures["metadata"]()["labels"].numpy()]
     outputs = classify(served, FLAGS.text, FLAGS.text_b)
     for index, text in enumerate(FLAGS.text):
@@ -102,6 +98,15 @@ def main(argv):
         ranked = sorted(zip(labels, outputs["probabilities"][index]), key=lambda p: -p[1])
         print(f"{ranked[0][0]}\t{text}")
         print("    " + "  ".join(f"{label}={p:.3f}" for label, p in ranked))
+
+
+def main(argv):
+    if len(argv) > 1:
+        raise app.UsageError(f"unexpected arguments: {argv[1:]}")
+    try:
+        run()
+    except (ValueError, OSError) as error:
+        sys.exit(f"classify_text: error: {error}")
 
 
 def console_main():

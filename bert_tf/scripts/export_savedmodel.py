@@ -29,16 +29,21 @@ flags.DEFINE_bool("do_lower_case", True, "Lower-case the input (uncased models).
 flags.DEFINE_integer("top_k", 5, "Tokens returned for each [MASK] (masked_lm).")
 
 
+def run():
+    """Writes the SavedModel the flags ask for."""
+    serving.export(FLAGS.kind, FLAGS.model_dir, FLAGS.export_dir,
+                   vocab_file=FLAGS.vocab_file, max_seq_length=FLAGS.max_seq_length,
+                   do_lower_case=FLAGS.do_lower_case, top_k=FLAGS.top_k)
+    logging.info("wrote the %s SavedModel to %s", FLAGS.kind, FLAGS.export_dir)
+
+
 def main(argv):
     if len(argv) > 1:
         raise app.UsageError(f"unexpected arguments: {argv[1:]}")
     try:
-        serving.export(FLAGS.kind, FLAGS.model_dir, FLAGS.export_dir,
-                       vocab_file=FLAGS.vocab_file, max_seq_length=FLAGS.max_seq_length,
-                       do_lower_case=FLAGS.do_lower_case, top_k=FLAGS.top_k)
+        run()
     except (ValueError, OSError) as error:
         sys.exit(f"export_savedmodel: error: {error}")
-    logging.info("wrote the %s SavedModel to %s", FLAGS.kind, FLAGS.export_dir)
 
 
 def console_main():

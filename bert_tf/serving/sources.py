@@ -112,6 +112,14 @@ def find_encoder(model):
 
     Raises:
         ValueError: if `model` has none.
+
+    Example:
+
+    >>> from bert_tf.config import BertConfig
+    >>> encoder = BertEncoder(BertConfig.named("tiny", vocab_size=10))
+    >>> classifier = keras.Model(encoder.input, encoder(encoder.input)["pooled_output"])
+    >>> find_encoder(classifier) is encoder
+    True
     """
     for layer in model._flatten_layers(include_self=True, recursive=True):
         if isinstance(layer, BertEncoder):

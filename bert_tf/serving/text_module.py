@@ -39,6 +39,22 @@ class TextServingModule(tf.Module):
             truncated as the original truncates them.
         do_lower_case: lower-case and strip accents (uncased models).
         keep_special_tokens: `[MASK]` etc. written in the text stay whole.
+
+    Example: a kind that answers the packed ids (a pair is truncated to
+    `max_seq_length` = 5 one token at a time from the longer side).
+
+    >>> import tempfile
+    >>> from bert_tf.config import BertConfig
+    >>> class TokenIds(TextServingModule):
+    ...     kind = "token_ids"
+    ...     def answer(self, inputs):
+    ...         return {"input_ids": inputs["input_ids"]}
+    >>> vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "hello"]
+    >>> module = TokenIds(BertConfig.named("tiny", vocab_size=5), vocab, tempfile.mkdtemp(),
+    ...                   max_seq_length=5)
+    >>> ids = module.serve_pairs(tf.constant(["Hello"]), tf.constant(["hello there"]))
+    >>> ids["input_ids"].numpy().tolist()
+    [[2, 4, 3, 4, 3]]
     """
 
     kind = None
