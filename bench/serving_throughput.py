@@ -6,9 +6,9 @@ loads both with `tf.saved_model.load` and times their signatures on raw
 SST-2 dev sentences: batch 1 (latency) and batch 32. HuggingFace's
 `BertModel` / `BertForSequenceClassification` (same weights, the same head
 copied in) get the same sentences through the fast tokenizer, tokenization
-included, under `torch.no_grad()`, both padded to `--max_seq_length` (the
-same work as ours, which always pads to it) and padded to the batch's
-longest sentence (what HF users usually do). Calls go round robin
+included, under `torch.no_grad()`, padded to `--max_seq_length` and padded
+to the batch's longest sentence (what HF users usually do, and what our
+exports do). Calls go round robin
 (`round_robin.py`); the table gives sentences/s from the median call, the
 median ms per call and the CPU share the process got. After the table, the
 largest difference between our served outputs and HF's.

@@ -1,8 +1,9 @@
 """`EncoderServing`: text (or text pairs) -> the encoder's features.
 
 The served form of the paper's feature-based use and of sentence
-embeddings. For a batch of B texts, with T = `max_seq_length`, H the hidden
-size and L the number of layers, the signatures return float32:
+embeddings. For a batch of B texts, with T = the batch's longest packed
+text (at most `max_seq_length`), H the hidden size and L the number of
+layers, the signatures return float32:
 
 * `pooled_output` [B, H]: tanh(dense(vector of [CLS])), as the classifier
   head sees it;
@@ -40,7 +41,7 @@ class EncoderServing(TextServingModule):
     >>> module = EncoderServing(encoder, vocab, tempfile.mkdtemp(), max_seq_length=8)
     >>> outputs = module.serve_texts(tf.constant(["Hello world!", ""]))
     >>> outputs["last_four_layers"].shape, outputs["input_mask"].numpy().tolist()[1]
-    (TensorShape([2, 8, 256]), [1, 1, 0, 0, 0, 0, 0, 0])
+    (TensorShape([2, 5, 256]), [1, 1, 0, 0, 0])
     """
 
     kind = "encoder"

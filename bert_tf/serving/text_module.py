@@ -41,7 +41,8 @@ class TextServingModule(tf.Module):
         keep_special_tokens: `[MASK]` etc. written in the text stay whole.
 
     Example: a kind that answers the packed ids (a pair is truncated to
-    `max_seq_length` = 5 one token at a time from the longer side).
+    `max_seq_length` = 5 one token at a time from the longer side; a batch
+    is padded to its longest text).
 
     >>> import tempfile
     >>> from bert_tf.config import BertConfig
@@ -52,9 +53,11 @@ class TextServingModule(tf.Module):
     >>> vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "hello"]
     >>> module = TokenIds(BertConfig.named("tiny", vocab_size=5), vocab, tempfile.mkdtemp(),
     ...                   max_seq_length=5)
-    >>> ids = module.serve_pairs(tf.constant(["Hello"]), tf.constant(["hello there"]))
+    >>> ids = module.serve_pairs(tf.constant(["Hello", ""]), tf.constant(["hello there", ""]))
     >>> ids["input_ids"].numpy().tolist()
-    [[2, 4, 3, 4, 3]]
+    [[2, 4, 3, 4, 3], [2, 3, 3, 0, 0]]
+    >>> module.serve_texts(tf.constant(["hello", ""]))["input_ids"].numpy().tolist()
+    [[2, 4, 3], [2, 3, 0]]
     """
 
     kind = None
@@ -90,15 +93,26 @@ class TextServingModule(tf.Module):
                 "max_seq_length": self.max_seq_length,
                 "bert_config": self.config.to_json_string()}
 
+    def packed(self, texts):
+        """Packs texts (or a pair of them) and drops the padding no text of the batch reaches.
+
+        Padding is never attended to, so no answer changes; the model just
+        runs on T = the batch's longest packed text (at most `max_seq_length`).
+        """
+        inputs = self.preprocessor(texts)
+        # At least 2 ([CLS] [SEP]); an empty batch has no longest text.
+        length = tf.maximum(tf.reduce_max(tf.reduce_sum(inputs["input_mask"], axis=1)), 2)
+        return {name: value[:, :length] for name, value in inputs.items()}
+
     def serve_texts(self, text):
         """The answers for single texts (tf.string [batch])."""
-        return self.answer(self.preprocessor(text))
+        return self.answer(self.packed(text))
 
     def serve_pairs(self, text_a, text_b):
         """The answers for text pairs (`[CLS] A [SEP] B [SEP]`)."""
         tf.debugging.assert_equal(tf.size(text_a), tf.size(text_b),
                                   message="text_a and text_b must have the same length")
-        return self.answer(self.preprocessor((text_a, text_b)))
+        return self.answer(self.packed((text_a, text_b)))
 
     def signatures(self):
         """The concrete functions to save: `serving_default`, `pairs` and `metadata`.

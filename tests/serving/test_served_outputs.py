@@ -84,12 +84,19 @@ def test_truncation_and_empty_text_as_documented(served):
 @pytest.mark.parametrize("kind", ["encoder", "classifier", "masked_lm"])
 def test_a_text_gets_the_same_answer_alone_and_in_a_mixed_batch(served, kind):
     texts = MASKED if kind == "masked_lm" else TEXTS
-    name = {"encoder": "pooled_output", "classifier": "probabilities",
-            "masked_lm": "top_scores"}[kind]
-    batch = served.outputs[f"{kind}/texts/{name}"]
-    for i in range(len(texts)):
-        alone = served.outputs[f"{kind}/alone{i}/{name}"][0]
-        np.testing.assert_allclose(alone, batch[i][:len(alone)], atol=TOLERANCE)
+    names = {"encoder": ["pooled_output", "sequence_output", "input_mask"],
+             "classifier": ["probabilities"], "masked_lm": ["top_scores", "top_ids"]}[kind]
+    for name in names:
+        batch = served.outputs[f"{kind}/texts/{name}"]
+        for i in range(len(texts)):
+            alone = served.outputs[f"{kind}/alone{i}/{name}"][0]
+            # Alone, a text is padded to its own length only (the batch is longer).
+            np.testing.assert_allclose(alone, batch[i][:len(alone)], atol=TOLERANCE)
+    if kind == "encoder":
+        lengths = [served.outputs[f"encoder/alone{i}/input_mask"].shape[1]
+                   for i in range(len(texts))]
+        assert lengths == served.outputs["encoder/texts/input_mask"].sum(1).tolist()
+        assert lengths[:2] == [6, 2]  # [CLS] hello , world ! [SEP] and [CLS] [SEP]
 
 
 @pytest.mark.parametrize("run,texts,texts_b", [
@@ -140,6 +147,8 @@ def test_an_empty_batch_gets_empty_answers(served, kind):
                if key.startswith(f"{kind}/empty/")}
     assert len(answers) >= 4
     assert all(value.shape[0] == 0 for value in answers.values())
+    if kind == "encoder":
+        assert answers["encoder/empty/sequence_output"].shape == (0, 2, 32)
 
 
 def test_metadata_records_what_the_export_was_made_with(served):
