@@ -3,8 +3,9 @@
 One session fixture builds a pretraining-style folder (encoder + masked-LM
 + NSP heads) and a run_classifier-style folder (encoder + output_weights/
 output_bias + labels.txt) with random, perturbed weights, exports the three
-kinds from them, moves the exports elsewhere, deletes the folders (checkpoints
-and vocabularies) and runs every request in ONE subprocess that imports only
+kinds from them (and an encoder from all-MiniLM-L6-v2's HuggingFace folder),
+moves the exports elsewhere, deletes the folders (checkpoints and
+vocabularies) and runs every request in ONE subprocess that imports only
 tensorflow and tensorflow_text (`load_exports.py`).
 """
 
@@ -23,6 +24,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 from serving_support import (HF_TEXTS, LABELS, MASKED, MASKED_A, MASKED_B,  # noqa: E402
                              MAX_SEQ_LENGTH, TEXTS, TEXTS_A, TEXTS_B, TOP_K)
+
 
 def _perturbed(model, seed):
     """Moves every weight (zero biases, unit LayerNorm scales too) by random noise."""
