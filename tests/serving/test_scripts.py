@@ -62,6 +62,25 @@ def test_classify_text_exports_once_and_matches_the_model(classifier_folder, tmp
     np.testing.assert_allclose([float(printed[l]) for l in LABELS], expected, atol=1e-3)
 
 
+def test_export_savedmodel_writes_what_the_flags_say(classifier_folder, tmp_path,
+                                                    uncased_vocab_file):
+    result = run_script("export_savedmodel.py", "--kind=encoder",
+                        f"--model_dir={classifier_folder[0]}/bert_model.ckpt",
+                        f"--export_dir={tmp_path / 'served'}", "--max_seq_length=24",
+                        "--do_lower_case=false")
+    assert result.returncode == 0, result.stderr[-3000:]
+    served = tf.saved_model.load(str(tmp_path / "served"))
+    metadata = served.signatures["metadata"]()
+    assert metadata["kind"].numpy() == b"encoder"
+    assert metadata["max_seq_length"].numpy() == 24 and not metadata["do_lower_case"].numpy()
+    text = "Unaffable JOHN"
+    pieces = {lower: FullTokenizer(uncased_vocab_file, lower).tokenize(text)
+              for lower in (True, False)}
+    assert len(pieces[True]) != len(pieces[False])
+    cased = served.signatures["serving_default"](text=tf.constant([text]))
+    assert cased["input_mask"].shape == (1, len(pieces[False]) + 2)
+
+
 def test_a_folder_without_labels_is_one_error_line(classifier_folder, tmp_path):
     folder = tmp_path / "model"
     shutil.copytree(classifier_folder[0], folder, ignore=shutil.ignore_patterns("labels.txt"))
