@@ -29,6 +29,7 @@ setuptools.setup(
             "bert_classify_text=bert_tf.scripts.classify_text:console_main",
             "bert_create_pretraining_data="
             "bert_tf.scripts.create_pretraining_data:console_main",
+            "bert_export_savedmodel=bert_tf.scripts.export_savedmodel:console_main",
             "bert_extract_features=bert_tf.scripts.extract_features:console_main",
             "bert_evaluate_squad=bert_tf.evaluate_squad:main",
             "bert_learn_vocab=bert_tf.scripts.learn_vocab:console_main",

@@ -1,64 +1,108 @@
-"""Classifies text with a model that run_classifier.py fine-tuned and exported.
+"""Classifies text with the SavedModel of a model that run_classifier.py fine-tuned.
 
     python classify_text.py --model_dir=/tmp/mrpc_output \
       --text="The cat sat on the mat." --text_b="A cat was sitting on a mat."
 
 `--model_dir` is a `run_classifier.py` output folder (bert_model.ckpt,
-bert_config.json, vocab.txt, labels.txt). Prints the predicted label and
-the probability of each label.
+bert_config.json, vocab.txt, labels.txt): on first use it is exported as a
+classifier SavedModel (see docs/SERVING.md) to `<model_dir>/saved_model`
+(or `--export_dir`), with `--max_seq_length` and `--do_lower_case`, and the
+export is reused while it is newer than the checkpoint and was made with
+the same flags. `--export_dir` alone classifies with an existing export.
+Prints the predicted label and the probability of each label (the score,
+for a regression model).
 """
 
 import os
 
+import tensorflow as tf
+import tensorflow_text  # noqa: F401  (registers the ops of the in-graph tokenizer)
 from absl import flags
 
-from bert_tf.checkpoints import resolve_config, restore
+from bert_tf import serving
 from bert_tf.errors import UsageError
 from bert_tf.scripts import cli
-from bert_tf.tasks import classification
-from bert_tf.tasks.prediction import probabilities
-from bert_tf.tokenization import BertPreprocessor
+
+CACHE_NAME = "saved_model"
+# What the export depends on in a run_classifier.py output folder.
+_SOURCE_FILES = ("bert_model.ckpt.index", "bert_config.json", "vocab.txt", "labels.txt")
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("model_dir", None, "Folder written by run_classifier.py --do_train.")
+flags.DEFINE_string("export_dir", None, "Classifier SavedModel to use; with --model_dir, "
+                    f"where to export it (default: <model_dir>/{CACHE_NAME}).")
 flags.DEFINE_multi_string("text", None, "Text to classify (repeat for several).")
 flags.DEFINE_multi_string("text_b", None, "Second text of each pair, for pair tasks.")
-flags.DEFINE_integer("max_seq_length", 128, "Sequence length after WordPiece.")
-flags.DEFINE_bool("do_lower_case", True, "Lower-case the input (uncased models).")
+flags.DEFINE_integer("max_seq_length", 128, "Sequence length after WordPiece (export).")
+flags.DEFINE_bool("do_lower_case", True, "Lower-case the input, uncased models (export).")
 
 
-def classify(model_dir, texts, texts_b=None, max_seq_length=128, do_lower_case=True):
-    """Returns `(labels, probabilities [N, num_labels])` for the texts (or pairs)."""
-    labels_file = os.path.join(model_dir, "labels.txt")
-    if not os.path.exists(labels_file):
-        raise FileNotFoundError(f"{labels_file}: not found; is --model_dir a "
-                                "run_classifier.py output folder?")
-    with open(labels_file, encoding="utf-8") as f:
-        labels = [line.strip() for line in f if line.strip()]
-    model = classification.build_classifier(resolve_config(init_checkpoint=model_dir),
-                                            len(labels))
-    restore(model, model_dir)
-    preprocessor = BertPreprocessor(os.path.join(model_dir, "vocab.txt"),
-                                    seq_length=max_seq_length, do_lower_case=do_lower_case)
-    inputs = preprocessor((list(texts), list(texts_b)) if texts_b else list(texts))
-    logits = model(inputs, training=False).numpy()
-    return labels, probabilities(logits)
+def load_classifier(model_dir=None, export_dir=None, max_seq_length=128, do_lower_case=True):
+    """The loaded classifier SavedModel: `export_dir`, or `model_dir`'s (re)made export.
+
+    Raises:
+        ValueError, OSError: one line naming the folder or file at fault.
+    """
+    if model_dir is None:
+        if export_dir is None or not os.path.exists(os.path.join(export_dir, "saved_model.pb")):
+            raise FileNotFoundError(f"--export_dir={export_dir}: no saved_model.pb there; "
+                                    "give --model_dir to export one")
+        return tf.saved_model.load(export_dir)
+    export_dir = export_dir or os.path.join(model_dir, CACHE_NAME)
+    wanted = {"kind": b"classifier", "max_seq_length": max_seq_length,
+              "do_lower_case": do_lower_case}
+    if not _newer_than_sources(export_dir, model_dir):
+        serving.export("classifier", model_dir, export_dir, max_seq_length=max_seq_length,
+                       do_lower_case=do_lower_case)
+    served = tf.saved_model.load(export_dir)
+    made_with = {key: value.numpy() for key, value in served.signatures["metadata"]().items()}
+    if any(made_with[key] != value for key, value in wanted.items()):
+        serving.export("classifier", model_dir, export_dir, max_seq_length=max_seq_length,
+                       do_lower_case=do_lower_case)
+        served = tf.saved_model.load(export_dir)
+    return served
+
+
+def _newer_than_sources(export_dir, model_dir):
+    saved = os.path.join(export_dir, "saved_model.pb")
+    if not os.path.exists(saved):
+        return False
+    sources = [os.path.join(model_dir, name) for name in _SOURCE_FILES]
+    return all(os.path.getmtime(saved) > os.path.getmtime(path)
+               for path in sources if os.path.exists(path))
+
+
+def classify(served, texts, texts_b=None):
+    """Runs the export on texts (or pairs); returns its outputs as numpy arrays."""
+    if texts_b:
+        outputs = served.signatures["pairs"](text_a=tf.constant(texts),
+                                             text_b=tf.constant(texts_b))
+    else:
+        outputs = served.signatures["serving_default"](text=tf.constant(texts))
+    return {name: value.numpy() for name, value in outputs.items()}
 
 
 def run():
     """Prints the predicted label and every label's probability for each text."""
     if FLAGS.text_b and len(FLAGS.text_b) != len(FLAGS.text):
         raise UsageError("give one --text_b for each --text")
-    labels, probabilities = classify(FLAGS.model_dir, FLAGS.text, FLAGS.text_b,
-                                     FLAGS.max_seq_length, FLAGS.do_lower_case)
-    for text, row in zip(FLAGS.text, probabilities):
-        ranked = sorted(zip(labels, row), key=lambda pair: -pair[1])
+    if not (FLAGS.model_dir or FLAGS.export_dir):
+        raise UsageError("give --model_dir or --export_dir")
+    served = load_classifier(FLAGS.model_dir, FLAGS.export_dir, FLAGS.max_seq_length,
+                             FLAGS.do_lower_case)
+    labels = [label.decode() for label in served.signatures["metadata"]()["labels"].numpy()]
+    outputs = classify(served, FLAGS.text, FLAGS.text_b)
+    for index, text in enumerate(FLAGS.text):
+        if "score" in outputs:
+            print(f"{outputs['score'][index]:.4f}\t{text}")
+            continue
+        ranked = sorted(zip(labels, outputs["probabilities"][index]), key=lambda p: -p[1])
         print(f"{ranked[0][0]}\t{text}")
         print("    " + "  ".join(f"{label}={p:.3f}" for label, p in ranked))
 
 
 def console_main():
-    cli.run_main(run, "classify_text", required=["model_dir", "text"])
+    cli.run_main(run, "classify_text", required=["text"])
 
 
 if __name__ == "__main__":

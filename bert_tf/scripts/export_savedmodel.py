@@ -1,0 +1,44 @@
+"""Exports a checkpoint as a SavedModel that takes raw text (see docs/SERVING.md).
+
+    python export_savedmodel.py --kind=classifier --model_dir=/tmp/mrpc_output \
+      --export_dir=/tmp/mrpc_served --max_seq_length=128
+
+`--model_dir` is a folder written by our runners or an original release
+(bert_model.ckpt + bert_config.json + vocab.txt, and labels.txt for a
+classifier), a checkpoint prefix in one, or a HuggingFace safetensors
+folder. Kinds: `encoder` (features), `masked_lm` (top-k tokens for each
+[MASK]; needs the pretraining heads) and `classifier` (run_classifier.py).
+The export holds the vocabulary, casing, sequence length and labels, so
+clients pass only text.
+"""
+
+from absl import flags, logging
+
+from bert_tf import serving
+from bert_tf.scripts import cli
+
+FLAGS = flags.FLAGS
+flags.DEFINE_enum("kind", None, sorted(serving.KINDS), "What the export answers.")
+flags.DEFINE_string("model_dir", None, "Checkpoint folder (or prefix) to export.")
+flags.DEFINE_string("export_dir", None, "Where to write the SavedModel (an existing "
+                    "SavedModel there is replaced).")
+flags.DEFINE_string("vocab_file", None, "Vocabulary (default: vocab.txt of --model_dir).")
+flags.DEFINE_integer("max_seq_length", 128, "Length texts are packed and truncated to.")
+flags.DEFINE_bool("do_lower_case", True, "Lower-case the input (uncased models).")
+flags.DEFINE_integer("top_k", 5, "Tokens returned for each [MASK] (masked_lm).")
+
+
+def run():
+    """Writes the SavedModel the flags ask for."""
+    serving.export(FLAGS.kind, FLAGS.model_dir, FLAGS.export_dir,
+                   vocab_file=FLAGS.vocab_file, max_seq_length=FLAGS.max_seq_length,
+                   do_lower_case=FLAGS.do_lower_case, top_k=FLAGS.top_k)
+    logging.info("wrote the %s SavedModel to %s", FLAGS.kind, FLAGS.export_dir)
+
+
+def console_main():
+    cli.run_main(run, "export_savedmodel", required=["kind", "model_dir", "export_dir"])
+
+
+if __name__ == "__main__":
+    console_main()

@@ -1,0 +1,118 @@
+"""`export`: one self-contained SavedModel per task, from a checkpoint folder or a model.
+
+The one call that runners and `export_savedmodel.py` make. What the export
+is made with (casing, sequence length, labels, config, vocabulary) is stored
+in it, so a client loads it with `tf.saved_model.load` (after `import
+tensorflow_text`, whose ops the tokenizer uses) and passes nothing but text.
+"""
+
+import os
+import shutil
+import tempfile
+
+import tensorflow as tf
+
+from bert_tf.serving import sources
+from bert_tf.serving.classifier_export import ClassifierServing
+from bert_tf.serving.encoder_export import EncoderServing
+from bert_tf.serving.masked_lm_export import MaskedLMServing
+from bert_tf.tokenization import validate_case_matches_checkpoint
+
+# kind -> (serving module, model from a source folder)
+KINDS = {
+    "encoder": (EncoderServing, sources.encoder_from),
+    "masked_lm": (MaskedLMServing, sources.pretrainer_from),
+    "classifier": (ClassifierServing, sources.classifier_from),
+}
+
+
+def export(kind, model_or_folder, export_dir, *, vocab_file=None, labels=None,
+           max_seq_length=128, do_lower_case=True, top_k=5):
+    """Writes a SavedModel that answers raw text for one kind of model.
+
+    Args:
+        kind: "encoder", "masked_lm" or "classifier" (see docs/SERVING.md
+            for each one's signatures).
+        model_or_folder: a checkpoint folder or prefix (ours, the original
+            release's, or HuggingFace safetensors), or a built Keras model:
+            for "encoder" any model containing a `BertEncoder`, for
+            "masked_lm" a `BertPretrainer`, for "classifier" a model from
+            encoder inputs to logits.
+        export_dir: where to write; an existing SavedModel there is
+            replaced, any other existing non-empty folder is refused.
+        vocab_file: the vocabulary; default: `vocab.txt` of the folder.
+        labels: label names (classifier); default: `labels.txt` of the folder.
+        max_seq_length: length texts are packed (and truncated) to.
+        do_lower_case: lower-case and strip accents (uncased models).
+        top_k: tokens returned per mask ("masked_lm").
+
+    Returns:
+        `export_dir`.
+
+    Raises:
+        ValueError: unknown kind, missing vocab/labels for a model, a
+            checkpoint that does not fit (`CheckpointError`).
+        OSError: missing files, or a non-SavedModel folder at `export_dir`.
+
+    Example:
+
+    >>> import tempfile
+    >>> from bert_tf.config import BertConfig
+    >>> from bert_tf.modeling import BertEncoder
+    >>> folder = tempfile.mkdtemp()
+    >>> with open(f"{folder}/vocab.txt", "w") as f:
+    ...     _ = f.write("[PAD]\\n[UNK]\\n[CLS]\\n[SEP]\\nhello\\n")
+    >>> encoder = BertEncoder(BertConfig.named("tiny", vocab_size=5))
+    >>> path = export("encoder", encoder, f"{folder}/served", vocab_file=f"{folder}/vocab.txt",
+    ...               max_seq_length=16)
+    >>> served = tf.saved_model.load(path)
+    >>> served.signatures["serving_default"](tf.constant(["hello"]))["pooled_output"].shape
+    TensorShape([1, 128])
+    """
+    if kind not in KINDS:
+        raise ValueError(f"unknown export kind {kind!r}; choose one of {sorted(KINDS)}")
+    serving_class, model_from_source = KINDS[kind]
+    export_dir = os.path.abspath(export_dir)
+    _check_replaceable(export_dir)
+    if isinstance(model_or_folder, (str, os.PathLike)):
+        validate_case_matches_checkpoint(do_lower_case, os.fspath(model_or_folder))
+        source = sources.read_source(
+            model_or_folder, needs_labels=kind == "classifier" and labels is None,
+            vocab_file=vocab_file)
+        model, vocab_file = model_from_source(source), source.vocab_file
+        labels = labels if labels is not None else source.labels
+    else:
+        model = model_or_folder
+        if vocab_file is None:
+            raise ValueError("exporting a model needs its vocab_file")
+        if kind == "encoder":
+            model = sources.find_encoder(model)
+    if kind == "classifier" and labels is None:
+        raise ValueError("a classifier export needs its label names")
+    options = {"classifier": {"labels": labels}, "masked_lm": {"top_k": top_k}}.get(kind, {})
+    with tempfile.TemporaryDirectory() as asset_dir:
+        module = serving_class(model, vocab_file, asset_dir, max_seq_length, do_lower_case,
+                               **options)
+        _save(module, export_dir)
+    return export_dir
+
+
+def _check_replaceable(export_dir):
+    """Refuses to replace anything but nothing, an empty folder or a SavedModel."""
+    if os.path.exists(export_dir) and not (
+            os.path.isdir(export_dir) and (not os.listdir(export_dir) or os.path.exists(
+                os.path.join(export_dir, "saved_model.pb")))):
+        raise FileExistsError(f"{export_dir}: exists and is not a SavedModel; "
+                              "not overwriting it")
+
+
+def _save(module, export_dir):
+    """Saves to a sibling folder, then moves it into place (never half-written)."""
+    staging = f"{export_dir}.tmp-{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    try:
+        tf.saved_model.save(module, staging, signatures=module.signatures())
+        shutil.rmtree(export_dir, ignore_errors=True)
+        os.replace(staging, export_dir)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)

@@ -1,0 +1,127 @@
+"""What an export is made from: a checkpoint folder read into a model, or a model.
+
+A source folder is what our runners write or what the original release
+ships: `bert_model.ckpt.*` (or a HuggingFace `model.safetensors` with its
+`config.json`), `bert_config.json`, `vocab.txt`, and for a classifier
+`labels.txt`. Reading one checks it before any model is built, so a wrong
+folder fails with one line naming the file.
+"""
+
+import dataclasses
+import os
+
+import keras
+import tensorflow as tf
+
+from bert_tf.checkpoints import CheckpointError, config_beside, is_huggingface, restore
+from bert_tf.checkpoints.tf1 import resolve_checkpoint_prefix
+from bert_tf.modeling import BertEncoder, BertPretrainer, ClassificationHead
+
+# A name every original-layout checkpoint of a BERT model has.
+_EMBEDDINGS = "bert/embeddings/word_embeddings"
+# tf.train.Checkpoint (object-based) names end so; the original's never do.
+_OBJECT_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
+
+
+@dataclasses.dataclass
+class SourceFolder:
+    """A checked source: the checkpoint path for `restore`, config, vocab, labels."""
+
+    checkpoint: str
+    config: object
+    vocab_file: str
+    labels: list = None
+
+
+def read_source(path, needs_labels=False, vocab_file=None):
+    """Checks a checkpoint folder (or prefix) and what lies beside it.
+
+    Args:
+        path: a folder, or a checkpoint prefix such as `.../bert_model.ckpt`.
+        needs_labels: read `labels.txt` (one label a line) beside it.
+        vocab_file: the vocabulary, if not the folder's `vocab.txt`.
+
+    Raises:
+        CheckpointError: no model checkpoint, or only training checkpoints.
+        FileNotFoundError: no vocab.txt or labels.txt (naming the path).
+    """
+    path = os.fspath(path)
+    folder = path if os.path.isdir(path) else os.path.dirname(path)
+    if not is_huggingface(path):
+        _check_model_checkpoint(resolve_checkpoint_prefix(path))
+    vocab_file = vocab_file or os.path.join(folder, "vocab.txt")
+    if not os.path.exists(vocab_file):
+        raise FileNotFoundError(f"{vocab_file}: not found; pass the model's vocabulary")
+    labels = None
+    if needs_labels:
+        labels_file = os.path.join(folder, "labels.txt")
+        if not os.path.exists(labels_file):
+            raise FileNotFoundError(
+                f"{labels_file}: not found; a classifier export needs the label names "
+                "that run_classifier.py writes beside bert_model.ckpt after training")
+        with open(labels_file, encoding="utf-8") as f:
+            labels = [line.strip() for line in f if line.strip()]
+    return SourceFolder(path, config_beside(path), vocab_file, labels)
+
+
+def _check_model_checkpoint(prefix):
+    """Refuses our trainer's resumable `ckpt-N` in place of a model checkpoint."""
+    names = tf.train.load_checkpoint(prefix).get_variable_to_shape_map()
+    if _EMBEDDINGS not in names and any(n.endswith(_OBJECT_SUFFIX) for n in names):
+        raise CheckpointError(
+            f"{prefix}: a training checkpoint (for resuming), not a model; export from "
+            "the bert_model.ckpt that the runner writes when training finishes")
+
+
+def restored(model, source, head_prefix=None):
+    """Restores `model` from `source.checkpoint`; returns it.
+
+    Raises:
+        CheckpointError: if the head's weights (names starting with
+            `head_prefix`) are not all in the checkpoint.
+    """
+    report = restore(model, source.checkpoint)
+    missing = [n for n in report.not_in_checkpoint if head_prefix is not None
+               and n.startswith(head_prefix)]
+    if missing:
+        raise CheckpointError(f"{source.checkpoint}: has no {missing[0]} (and "
+                              f"{len(missing) - 1} more head weights); is it the right model?")
+    return model
+
+
+def encoder_from(source):
+    """A `BertEncoder` restored from a source folder."""
+    return restored(BertEncoder(source.config), source)
+
+
+def pretrainer_from(source):
+    """A masked-LM `BertPretrainer` (no NSP head) restored from a source folder."""
+    return restored(BertPretrainer(source.config, nsp=False), source, "cls/predictions/")
+
+
+def classifier_from(source):
+    """Encoder + classification head (`output_weights`/`output_bias`), restored."""
+    encoder = BertEncoder(source.config)
+    head = ClassificationHead(len(source.labels), dropout_rate=0.0, name="classifier")
+    model = keras.Model(encoder.input, head(encoder(encoder.input)["pooled_output"]))
+    return restored(model, source, "output_")
+
+
+def find_encoder(model):
+    """The `BertEncoder` in `model` (itself, or a part of it).
+
+    Raises:
+        ValueError: if `model` has none.
+
+    Example:
+
+    >>> from bert_tf.config import BertConfig
+    >>> encoder = BertEncoder(BertConfig.named("tiny", vocab_size=10))
+    >>> classifier = keras.Model(encoder.input, encoder(encoder.input)["pooled_output"])
+    >>> find_encoder(classifier) is encoder
+    True
+    """
+    for layer in model._flatten_layers(include_self=True, recursive=True):
+        if isinstance(layer, BertEncoder):
+            return layer
+    raise ValueError(f"{model.name} contains no BertEncoder")

@@ -1,0 +1,61 @@
+"""Exports that cannot be made fail before any work, with one line naming what is wrong."""
+
+import shutil
+
+import pytest
+import tensorflow as tf
+
+from bert_tf import serving
+from bert_tf.checkpoints import CheckpointError
+
+
+def _copy(folder, tmp_path, *leave_out):
+    copy = tmp_path / "copy"
+    shutil.copytree(folder, copy, ignore=shutil.ignore_patterns(*leave_out))
+    return copy
+
+
+def test_a_classifier_folder_without_labels(classifier_folder, tmp_path):
+    folder = _copy(classifier_folder[0], tmp_path, "labels.txt")
+    with pytest.raises(FileNotFoundError, match=rf"^{folder}/labels.txt: not found;"):
+        serving.export("classifier", folder, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_folder_with_only_a_training_checkpoint(classifier_folder, tmp_path):
+    folder = _copy(classifier_folder[0], tmp_path, "bert_model.ckpt*")
+    tf.train.CheckpointManager(tf.train.Checkpoint(model=classifier_folder[1]), str(folder),
+                               max_to_keep=1).save(checkpoint_number=7)
+    with pytest.raises(CheckpointError, match=r"ckpt-7: a training checkpoint \(for resuming\)"):
+        serving.export("classifier", folder, tmp_path / "out")
+
+
+def test_a_masked_lm_from_a_checkpoint_without_its_head(classifier_folder, tmp_path):
+    with pytest.raises(CheckpointError, match="has no cls/predictions/"):
+        serving.export("masked_lm", classifier_folder[0], tmp_path / "out")
+
+
+def test_an_existing_folder_that_is_not_a_saved_model_is_kept(classifier_folder, tmp_path):
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "notes.txt").write_text("mine")
+    with pytest.raises(FileExistsError, match="exists and is not a SavedModel"):
+        serving.export("encoder", classifier_folder[0], tmp_path / "out")
+    assert (tmp_path / "out" / "notes.txt").read_text() == "mine"
+
+
+def test_bad_arguments(classifier_folder, tmp_path):
+    with pytest.raises(ValueError, match="unknown export kind 'span'"):
+        serving.export("span", classifier_folder[0], tmp_path / "out")
+    with pytest.raises(ValueError, match="needs its vocab_file"):
+        serving.export("encoder", classifier_folder[1], tmp_path / "out")
+    with pytest.raises(ValueError, match="needs its label names"):
+        serving.export("classifier", classifier_folder[1], tmp_path / "out",
+                       vocab_file=str(classifier_folder[0] / "vocab.txt"))
+    long_vocab = tmp_path / "long_vocab.txt"
+    tokens = [f"[unused{i}]" for i in range(30522)] + ["[UNK]", "[CLS]", "[SEP]"]
+    long_vocab.write_text("".join(f"{token}\n" for token in tokens))
+    with pytest.raises(ValueError, match="has 30525 tokens, more than the model's vocab_size"):
+        serving.export("encoder", classifier_folder[0], tmp_path / "out",
+                       vocab_file=str(long_vocab), max_seq_length=16)
+    with pytest.raises(ValueError, match="max_seq_length=65 exceeds"):
+        serving.export("encoder", classifier_folder[0], tmp_path / "out", max_seq_length=65)

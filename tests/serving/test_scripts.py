@@ -1,0 +1,100 @@
+"""export_savedmodel.py, classify_text.py and saved_model_cli on the exports, as users run them."""
+
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import tensorflow as tf
+
+from bert_tf.tasks.packing import pack_tokens, stack_inputs
+from bert_tf.tokenization import FullTokenizer
+from serving_support import LABELS
+from tests_shared import run_script
+
+TEXT_A, TEXT_B = "A man is playing the guitar.", "Ünïcödé: someone plays music."
+
+
+def _one_error_line(result, program, expected):
+    assert result.returncode != 0
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"{program}: error: ") and expected in last, result.stderr[-2000:]
+    assert "Traceback" not in result.stderr
+
+
+def test_saved_model_cli_lists_every_signature(served):
+    cli = pathlib.Path(sys.executable).parent / "saved_model_cli"
+    shown = subprocess.run([str(cli), "show", "--dir", str(served.exports["classifier"]),
+                            "--all"], capture_output=True, text=True, timeout=300)
+    assert shown.returncode == 0, shown.stderr[-2000:]
+    for signature in ("serving_default", "pairs", "metadata"):
+        assert f"signature_def['{signature}']" in shown.stdout
+    for name in ("text", "text_a", "text_b"):
+        assert f"inputs['{name}'] tensor_info:" in shown.stdout
+    for name in ("probabilities", "logits", "label", "label_id", "labels", "bert_config"):
+        assert f"outputs['{name}'] tensor_info:" in shown.stdout
+
+
+def test_classify_text_exports_once_and_matches_the_model(classifier_folder, tmp_path,
+                                                         uncased_vocab_file):
+    folder, model = classifier_folder
+    model_dir = tmp_path / "model"
+    shutil.copytree(folder, model_dir)
+    first = run_script("classify_text.py", f"--model_dir={model_dir}", "--max_seq_length=16",
+                       f"--text={TEXT_A}", f"--text_b={TEXT_B}")
+    assert first.returncode == 0, first.stderr[-3000:]
+    saved = model_dir / "saved_model" / "saved_model.pb"
+    made = os.path.getmtime(saved)
+    again = run_script("classify_text.py", f"--export_dir={model_dir / 'saved_model'}",
+                       f"--text={TEXT_A}", f"--text_b={TEXT_B}")
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert again.stdout == first.stdout and os.path.getmtime(saved) == made
+
+    tokenizer = FullTokenizer(uncased_vocab_file)
+    inputs = stack_inputs([pack_tokens(tokenizer.tokenize(TEXT_A), tokenizer.tokenize(TEXT_B),
+                                       tokenizer, 16)])
+    expected = tf.nn.softmax(model(inputs, training=False))[0].numpy()
+    label, text = first.stdout.splitlines()[0].split("\t")
+    assert text == TEXT_A and label == LABELS[int(np.argmax(expected))]
+    printed = dict(pair.split("=") for pair in first.stdout.splitlines()[1].split())
+    np.testing.assert_allclose([float(printed[l]) for l in LABELS], expected, atol=1e-3)
+
+
+def test_export_savedmodel_writes_what_the_flags_say(classifier_folder, tmp_path,
+                                                    uncased_vocab_file):
+    result = run_script("export_savedmodel.py", "--kind=encoder",
+                        f"--model_dir={classifier_folder[0]}/bert_model.ckpt",
+                        f"--export_dir={tmp_path / 'served'}", "--max_seq_length=24",
+                        "--do_lower_case=false")
+    assert result.returncode == 0, result.stderr[-3000:]
+    served = tf.saved_model.load(str(tmp_path / "served"))
+    metadata = served.signatures["metadata"]()
+    assert metadata["kind"].numpy() == b"encoder"
+    assert metadata["max_seq_length"].numpy() == 24 and not metadata["do_lower_case"].numpy()
+    text = "Unaffable JOHN"
+    pieces = {lower: FullTokenizer(uncased_vocab_file, lower).tokenize(text)
+              for lower in (True, False)}
+    assert len(pieces[True]) != len(pieces[False])
+    cased = served.signatures["serving_default"](text=tf.constant([text]))
+    assert cased["input_mask"].shape == (1, len(pieces[False]) + 2)
+
+
+def test_a_folder_without_labels_is_one_error_line(classifier_folder, tmp_path):
+    folder = tmp_path / "model"
+    shutil.copytree(classifier_folder[0], folder, ignore=shutil.ignore_patterns("labels.txt"))
+    result = run_script("export_savedmodel.py", "--kind=classifier", f"--model_dir={folder}",
+                        f"--export_dir={tmp_path / 'out'}")
+    _one_error_line(result, "export_savedmodel", f"{folder}/labels.txt: not found")
+
+
+def test_a_folder_with_only_training_checkpoints_is_one_error_line(classifier_folder,
+                                                                   tmp_path):
+    folder = tmp_path / "model"
+    shutil.copytree(classifier_folder[0], folder,
+                    ignore=shutil.ignore_patterns("bert_model.ckpt*"))
+    tf.train.CheckpointManager(tf.train.Checkpoint(model=classifier_folder[1]), str(folder),
+                               max_to_keep=1).save(checkpoint_number=3)
+    result = run_script("classify_text.py", f"--model_dir={folder}", "--text=hello")
+    _one_error_line(result, "classify_text", "ckpt-3: a training checkpoint (for resuming)")
