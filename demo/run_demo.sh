@@ -3,8 +3,9 @@
 #   1. learn a WordPiece vocabulary from the corpus,
 #   2. create pretraining data (sentence pairs, NSP labels, 15% masking),
 #   3. pretrain a BERT-Tiny (L2/H128/A2) with masked LM + next sentence,
-#   4. fine-tune it to tell which author wrote a sentence,
-#   5. classify the sentence given as the first argument.
+#   4. fine-tune it to tell which author wrote a sentence, ending with a
+#      self-contained SavedModel export,
+#   5. classify the sentence given as the first argument with that export.
 # Usage: demo/run_demo.sh ["a sentence to classify"]   (make demo SENTENCE="...")
 # DEMO_OUT (default demo_output), DEMO_PRETRAIN_STEPS (default 3000) and
 # DEMO_FINETUNE_EPOCHS (default 10) change where it writes and how long it trains.
@@ -45,10 +46,11 @@ echo "== 4/5 run_classifier.py: which author wrote it (6 authors, 900 train sent
 $PY run_classifier.py --task_name=tsv --data_dir=demo/data/authors \
   --init_checkpoint="$OUT/pretrained/bert_model.ckpt" --output_dir="$OUT/authors" \
   --do_train --do_eval --max_seq_length=64 --train_batch_size=32 --eval_batch_size=32 \
-  --learning_rate=5e-4 --num_train_epochs="$EPOCHS" --steps_per_execution=28
+  --learning_rate=5e-4 --num_train_epochs="$EPOCHS" --steps_per_execution=28 \
+  --export_dir="$OUT/authors_savedmodel"
 echo "-- fine-tuning eval_results.txt (dev: 240 sentences, chance 16.7%):"
 cat "$OUT/authors/eval_results.txt"
 
-echo "== 5/5 classify_text.py"
-$PY classify_text.py --model_dir="$OUT/authors" --max_seq_length=64 --text="$SENTENCE"
+echo "== 5/5 classify_text.py: the exported SavedModel (tokenizer and labels inside) answers raw text"
+$PY classify_text.py --export_dir="$OUT/authors_savedmodel" --text="$SENTENCE"
 echo "== demo finished in $(( $(date +%s) - start )) s; everything is in $OUT/"

@@ -100,7 +100,8 @@ def run():
     model_files = runner_flags.model_files(FLAGS, needs_vocab=FLAGS.dynamic_masking)
     task = PretrainingTask(model_files, FLAGS.input_file, FLAGS.eval_input_file,
                            FLAGS.max_seq_length, FLAGS.max_predictions_per_seq, nsp=FLAGS.nsp,
-                           causal=FLAGS.causal, dynamic_masking=_dynamic_masking(model_files))
+                           causal=FLAGS.causal, dynamic_masking=_dynamic_masking(model_files),
+                           do_lower_case=FLAGS.do_lower_case)
     results = runner.run(task, options)
     logging.info("done")
     return results

@@ -10,12 +10,13 @@ folder fails with one line naming the file.
 import dataclasses
 import os
 
-import keras
 import tensorflow as tf
 
 from bert_tf.checkpoints import CheckpointError, config_beside, is_huggingface, restore
+from bert_tf.checkpoints.labels import read_labels
 from bert_tf.checkpoints.tf1 import resolve_checkpoint_prefix
-from bert_tf.modeling import BertEncoder, BertPretrainer, ClassificationHead
+from bert_tf.modeling import BertEncoder, BertPretrainer
+from bert_tf.modeling.classifier import build_classifier
 
 # A name every original-layout checkpoint of a BERT model has.
 _EMBEDDINGS = "bert/embeddings/word_embeddings"
@@ -59,8 +60,7 @@ def read_source(path, needs_labels=False, vocab_file=None):
             raise FileNotFoundError(
                 f"{labels_file}: not found; a classifier export needs the label names "
                 "that run_classifier.py writes beside bert_model.ckpt after training")
-        with open(labels_file, encoding="utf-8") as f:
-            labels = [line.strip() for line in f if line.strip()]
+        labels = list(read_labels(labels_file))
     return SourceFolder(path, config_beside(path), vocab_file, labels)
 
 
@@ -101,10 +101,7 @@ def pretrainer_from(source):
 
 def classifier_from(source):
     """Encoder + classification head (`output_weights`/`output_bias`), restored."""
-    encoder = BertEncoder(source.config)
-    head = ClassificationHead(len(source.labels), dropout_rate=0.0, name="classifier")
-    model = keras.Model(encoder.input, head(encoder(encoder.input)["pooled_output"]))
-    return restored(model, source, "output_")
+    return restored(build_classifier(source.config, len(source.labels)), source, "output_")
 
 
 def find_encoder(model):
@@ -115,6 +112,7 @@ def find_encoder(model):
 
     Example:
 
+    >>> import keras
     >>> from bert_tf.config import BertConfig
     >>> encoder = BertEncoder(BertConfig.named("tiny", vocab_size=10))
     >>> classifier = keras.Model(encoder.input, encoder(encoder.input)["pooled_output"])

@@ -8,31 +8,14 @@ The examples come from a reader with `read(data_dir, split)`, `name`,
 `labels` and `is_regression`: a GLUE `TsvTask`, `XnliTask` or `TfdsTask`.
 """
 
-import os
-
-import keras
 import numpy as np
 import tensorflow as tf
 
 from bert_tf.checkpoints import export_original
-from bert_tf.modeling import BertEncoder, ClassificationHead
+from bert_tf.checkpoints.labels import write_labels
+from bert_tf.modeling.classifier import build_classifier
 from bert_tf.tasks.batching import LABEL_KEY, batched_columns
 from bert_tf.tasks.classification_results import LogitsPerExampleTask
-
-LABELS_FILE = "labels.txt"
-
-
-def build_classifier(config, num_labels):
-    """Encoder + classification head: input dict -> float32 logits `[B, num_labels]`.
-
-    `num_labels=1` for regression (the single logit is the predicted score).
-    """
-    encoder = BertEncoder(config)
-    head = ClassificationHead(num_labels, dropout_rate=config.hidden_dropout_prob,
-                              initializer_range=config.initializer_range, name="classifier")
-    logits = head(encoder(encoder.input)["pooled_output"])
-    return keras.Model(encoder.input, logits, name="bert_classifier")
-
 
 def examples_dataset(examples, preprocessor, batch_size, is_training=False, seed=None,
                      input_context=None):
@@ -54,12 +37,6 @@ def examples_dataset(examples, preprocessor, batch_size, is_training=False, seed
         return features
 
     return dataset.map(pack, num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE)
-
-
-def write_labels(labels, output_dir):
-    """Writes `labels.txt`: the class names in id order (a single `score` for regression)."""
-    with tf.io.gfile.GFile(os.path.join(output_dir, LABELS_FILE), "w") as f:
-        f.write("".join(f"{label}\n" for label in (labels or ("score",))))
 
 
 class ClassificationTask(LogitsPerExampleTask):
@@ -95,6 +72,13 @@ class ClassificationTask(LogitsPerExampleTask):
     def dataset(self, examples, batch_size, is_training, input_context=None, seed=None):
         return examples_dataset(examples, self.preprocessor, batch_size, is_training, seed,
                                 input_context)
+
+    serving_kind = "classifier"
+
+    def serving_options(self):
+        return {"vocab_file": self.model_files.vocab_file,
+                "labels": list(self.reader.labels or ("score",)),
+                "max_seq_length": self.max_seq_length, "do_lower_case": self.do_lower_case}
 
     def export(self, model, output_dir):
         """The original release folder plus `labels.txt` (`output_weights`/`output_bias` inside)."""

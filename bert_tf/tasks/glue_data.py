@@ -11,6 +11,8 @@ import dataclasses
 import os
 import sys
 
+from bert_tf.checkpoints.labels import read_labels
+
 csv.field_size_limit(sys.maxsize)
 
 
@@ -169,39 +171,6 @@ def tsv_task(data_dir):
             header.index("label") if "label" in header else None)
     files = {split: f"{split}.tsv" for split in ("train", "dev", "test")}
     return TsvTask("tsv", labels, files, columns or {"train": Columns(0)})
-
-
-def read_labels(path):
-    """The label names of a `labels.txt`, one per line (a UTF-8 BOM is not part of a label).
-
-    Raises:
-        ValueError: naming the file and line of a repeated label, or an empty file.
-
-    Example:
-
-    >>> import os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "labels.txt")
-    >>> _ = open(path, "w", encoding="utf-8-sig").write("neg\\npos\\n")
-    >>> read_labels(path)
-    ('neg', 'pos')
-    >>> _ = open(path, "w").write("neg\\npos\\nneg\\n")
-    >>> read_labels(path)
-    Traceback (most recent call last):
-    ValueError: ...labels.txt:3: label 'neg' repeats line 1 (each label is one class)
-    """
-    labels = {}
-    with open(path, encoding="utf-8-sig") as f:
-        for line, text in enumerate(f, start=1):
-            label = text.strip()
-            if not label:
-                continue
-            if label in labels:
-                raise ValueError(f"{path}:{line}: label {label!r} repeats line {labels[label]} "
-                                 "(each label is one class)")
-            labels[label] = line
-    if not labels:
-        raise ValueError(f"{path}: no labels (one per line expected)")
-    return tuple(labels)
 
 
 def canonical_name(task_name):

@@ -36,12 +36,14 @@ class PretrainingTask(Task):
         causal: the left-to-right ablation ("LTR & No NSP").
         dynamic_masking: `PretrainingDataOptions` to pair and mask raw text
             while training (tokenized with the model's vocabulary), or None.
+        do_lower_case: the casing of the text (recorded in a SavedModel export).
     """
 
     name = "pretraining"
 
     def __init__(self, model_files, input_file, eval_input_file=None, max_seq_length=128,
-                 max_predictions_per_seq=20, nsp=True, causal=False, dynamic_masking=None):
+                 max_predictions_per_seq=20, nsp=True, causal=False, dynamic_masking=None,
+                 do_lower_case=True):
         self.model_files = model_files
         self.inputs = {"train": input_file, "dev": eval_input_file or input_file}
         self.max_seq_length = max_seq_length
@@ -49,6 +51,7 @@ class PretrainingTask(Task):
         self.nsp = nsp and not causal
         self.causal = causal
         self.dynamic_masking = dynamic_masking
+        self.do_lower_case = do_lower_case
 
     def record(self):
         return {"task": self.name, "nsp": self.nsp, "causal": self.causal,
@@ -100,6 +103,15 @@ class PretrainingTask(Task):
             lambda input_context: self.dataset(examples, options.eval_batch_size, False,
                                                input_context),
             options.max_eval_steps)
+
+    serving_kind = "masked_lm"
+
+    def serving_options(self):
+        if not self.model_files.vocab_file:
+            raise UsageError("--export_dir: a masked-LM SavedModel needs --vocab_file")
+        return {"vocab_file": self.model_files.vocab_file,
+                "max_seq_length": self.max_seq_length,
+                "do_lower_case": self.do_lower_case}
 
     def export(self, model, output_dir):
         """`bert_model.ckpt` (MLM and NSP heads included), `bert_config.json`, `vocab.txt`."""

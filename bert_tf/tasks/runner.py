@@ -13,7 +13,9 @@ multiple choice, span QA and tagging:
    run recorded there was started with the same training options; or start
    from `init_checkpoint`;
 5. train, then export (`task.export`) on the chief;
-6. evaluate (`eval_results.txt`) and predict (`task.write_predictions`).
+6. evaluate (`eval_results.txt`) and predict (`task.write_predictions`);
+7. with `export_dir`, write the task's self-contained SavedModel (checked
+   to exist before any work).
 
 Nothing here reads absl flags: scripts build `RunOptions` from theirs, and
 tests run whole runners in-process. See `bert_tf.tasks.task` for an example.
@@ -92,6 +94,8 @@ def run(task, options):
     """
     if not (options.do_train or options.do_eval or options.do_predict):
         raise UsageError("At least one of `do_train`, `do_eval` or `do_predict` must be True.")
+    if options.export_dir and task.serving_kind is None:
+        raise UsageError(f"--export_dir: task {task.name} has no SavedModel export")
     strategy = _strategy(options)  # first: multi-worker set-up must precede any TF op
     splits = read_splits(task, options)
     os.makedirs(options.output_dir, exist_ok=True)
@@ -125,4 +129,7 @@ def _run_phases(task, options, strategy, splits):
     if options.do_predict and trainer.is_chief:
         task.write_predictions(task.predict(context, splits["test"]), splits["test"],
                                options.output_dir)
+    if options.export_dir and trainer.is_chief:
+        task.export_savedmodel(trainer.model, options.export_dir)
+        logging.info("wrote the %s SavedModel to %s", task.serving_kind, options.export_dir)
     return results

@@ -57,6 +57,8 @@ Example (a toy task: is the token count even? on a two-layer encoder):
 
 import abc
 
+from bert_tf import serving
+from bert_tf.errors import UsageError
 from bert_tf.tasks import prediction
 
 
@@ -151,6 +153,19 @@ class Task(abc.ABC):
 
     def export(self, model, output_dir):
         """Writes the trained model for others to use (by default nothing)."""
+
+    # The `bert_tf.serving` kind of this family's SavedModel (`--export_dir`), or None.
+    serving_kind = None
+
+    def serving_options(self):
+        """What the SavedModel export needs besides the model (vocabulary, casing, ...)."""
+        return {}
+
+    def export_savedmodel(self, model, export_dir):
+        """Writes the self-contained SavedModel that answers raw text (`--export_dir`)."""
+        if self.serving_kind is None:
+            raise UsageError(f"--export_dir: task {self.name} has no SavedModel export")
+        return serving.export(self.serving_kind, model, export_dir, **self.serving_options())
 
 
 class RunContext:

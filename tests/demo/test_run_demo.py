@@ -25,3 +25,4 @@ def test_demo_runs_every_stage(tmp_path):
     labels = (out / "authors" / "labels.txt").read_text().split()
     prediction = re.search(r"^(\w+)\tO to sail to sea!$", result.stdout, re.M)
     assert prediction and prediction.group(1) in labels
+    assert (out / "authors_savedmodel" / "saved_model.pb").exists()

@@ -36,7 +36,7 @@ def test_eval_results_are_those_of_the_exported_model(tmp_path):
     from sklearn.metrics import accuracy_score, f1_score, log_loss
 
     from bert_tf.checkpoints import restore
-    from bert_tf.tasks.classification import build_classifier
+    from bert_tf.modeling.classifier import build_classifier
     data = glue_subset(tmp_path, "MRPC", 16)
     task = _task("MRPC", data)
     runner.run(task, quick_options(tmp_path / "out", do_train=True))
@@ -164,3 +164,30 @@ def test_a_vocab_other_than_the_checkpoints_own_is_warned_about(tmp_path, caplog
     with caplog.at_level("WARNING"):
         resolve_model_files(init_checkpoint=str(folder))
     assert "differs from" not in caplog.text
+
+
+def test_export_dir_ends_the_run_with_a_savedmodel_that_answers_text(tmp_path):
+    import tensorflow as tf
+    data = glue_subset(tmp_path, "SST-2", 8, files=("train.tsv", "dev.tsv"))
+    task = _task("SST-2", data)
+    runner.run(task, quick_options(tmp_path / "out", do_train=True, do_eval=True,
+                                   export_dir=str(tmp_path / "served")))
+    served = tf.saved_model.load(str(tmp_path / "served"))
+    dev = task.read_split("dev")
+    outputs = served.signatures["serving_default"](text=tf.constant([e.text_a for e in dev]))
+    model = task.build_model()
+    from bert_tf.checkpoints import restore
+    restore(model, str(tmp_path / "out"))
+    logits = model(task.preprocessor([e.text_a for e in dev]), training=False).numpy()
+    np.testing.assert_allclose(outputs["logits"].numpy(), logits, atol=1e-5)
+    assert [label.decode() for label in outputs["label"].numpy()] == [
+        ("0", "1")[i] for i in logits.argmax(-1)]
+
+
+def test_export_dir_of_a_task_without_export_fails_before_work(tmp_path):
+    from bert_tf.tasks.multiple_choice import SwagTask
+    with pytest.raises(UsageError, match="--export_dir: task swag has no SavedModel export"):
+        runner.run(SwagTask(str(tmp_path), tiny_model_files(), 16),
+                   quick_options(tmp_path / "out", do_train=True,
+                                 export_dir=str(tmp_path / "served")))
+    assert not (tmp_path / "out").exists()

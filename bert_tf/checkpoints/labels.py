@@ -1,0 +1,52 @@
+"""`labels.txt`: the class names a classifier folder keeps beside its checkpoint.
+
+run_classifier.py writes it after training, one label a line in class-id
+order (a single `score` for regression); users write it for their own TSV
+tasks; exports and classify_text read it. A UTF-8 BOM is not part of a
+label, and a repeated label (which would silently add a class) is an error.
+"""
+
+import os
+
+import tensorflow as tf
+
+LABELS_FILE = "labels.txt"
+
+
+def read_labels(path):
+    """The label names of a `labels.txt`, one per line (a UTF-8 BOM is not part of a label).
+
+    Raises:
+        ValueError: naming the file and line of a repeated label, or an empty file.
+
+    Example:
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "labels.txt")
+    >>> _ = open(path, "w", encoding="utf-8-sig").write("neg\\npos\\n")
+    >>> read_labels(path)
+    ('neg', 'pos')
+    >>> _ = open(path, "w").write("neg\\npos\\nneg\\n")
+    >>> read_labels(path)
+    Traceback (most recent call last):
+    ValueError: ...labels.txt:3: label 'neg' repeats line 1 (each label is one class)
+    """
+    labels = {}
+    with open(path, encoding="utf-8-sig") as f:
+        for line, text in enumerate(f, start=1):
+            label = text.strip()
+            if not label:
+                continue
+            if label in labels:
+                raise ValueError(f"{path}:{line}: label {label!r} repeats line {labels[label]} "
+                                 "(each label is one class)")
+            labels[label] = line
+    if not labels:
+        raise ValueError(f"{path}: no labels (one per line expected)")
+    return tuple(labels)
+
+
+def write_labels(labels, output_dir):
+    """Writes `labels.txt`: the class names in id order (a single `score` for regression)."""
+    with tf.io.gfile.GFile(os.path.join(output_dir, LABELS_FILE), "w") as f:
+        f.write("".join(f"{label}\n" for label in (labels or ("score",))))

@@ -1,0 +1,30 @@
+"""The sentence(-pair) classifier: the encoder's pooled output through one dense layer.
+
+What run_classifier.py trains and a classifier export serves: dropout on the
+pooled output, then `output_weights` / `output_bias` in the original's
+checkpoints (one output and no softmax for regression).
+"""
+
+import keras
+
+from bert_tf.modeling.encoder import BertEncoder
+from bert_tf.modeling.heads import ClassificationHead
+
+
+def build_classifier(config, num_labels):
+    """Encoder + classification head: input dict -> float32 logits `[B, num_labels]`.
+
+    `num_labels=1` for regression (the single logit is the predicted score).
+
+    >>> import numpy as np
+    >>> from bert_tf.config import BertConfig
+    >>> model = build_classifier(BertConfig.named("tiny", vocab_size=10), num_labels=3)
+    >>> ids = np.ones((2, 4), "int32")
+    >>> tuple(model({"input_ids": ids, "input_mask": ids, "segment_ids": 0 * ids}).shape)
+    (2, 3)
+    """
+    encoder = BertEncoder(config)
+    head = ClassificationHead(num_labels, dropout_rate=config.hidden_dropout_prob,
+                              initializer_range=config.initializer_range, name="classifier")
+    logits = head(encoder(encoder.input)["pooled_output"])
+    return keras.Model(encoder.input, logits, name="bert_classifier")
