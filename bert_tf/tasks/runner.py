@@ -27,6 +27,7 @@ import os
 from absl import logging
 
 from bert_tf.errors import UsageError
+from bert_tf.tasks.model_files import checkpoint_folder
 from bert_tf.tasks.run_record import check_run_record
 from bert_tf.tasks.task import RunContext
 from bert_tf.training import distribution, precision
@@ -65,6 +66,17 @@ def build_trainer(task, options, strategy, train_steps):
     return trainer
 
 
+def _check_outputs_apart_from_inputs(options):
+    """Training exports `bert_model.ckpt` into `output_dir`: never over the start weights."""
+    if not (options.do_train and options.init_checkpoint):
+        return
+    start = os.path.realpath(checkpoint_folder(options.init_checkpoint))
+    if os.path.realpath(options.output_dir) == start:
+        raise UsageError(f"--output_dir={options.output_dir} holds --init_checkpoint: training "
+                         "would write its model over the weights it starts from; choose "
+                         "another --output_dir")
+
+
 def _strategy(options):
     strategy = distribution.get_strategy(
         options.distribution_strategy, num_gpus=options.num_gpus, tpu=options.tpu,
@@ -96,6 +108,7 @@ def run(task, options):
         raise UsageError("At least one of `do_train`, `do_eval` or `do_predict` must be True.")
     if options.export_dir and task.serving_kind is None:
         raise UsageError(f"--export_dir: task {task.name} has no SavedModel export")
+    _check_outputs_apart_from_inputs(options)
     strategy = _strategy(options)  # first: multi-worker set-up must precede any TF op
     splits = read_splits(task, options)
     os.makedirs(options.output_dir, exist_ok=True)

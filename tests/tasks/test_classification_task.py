@@ -191,3 +191,15 @@ def test_export_dir_of_a_task_without_export_fails_before_work(tmp_path):
                    quick_options(tmp_path / "out", do_train=True,
                                  export_dir=str(tmp_path / "served")))
     assert not (tmp_path / "out").exists()
+
+
+def test_training_into_the_folder_of_its_start_weights_is_refused(tmp_path):
+    data = glue_subset(tmp_path, "MRPC", 8, files=("train.tsv",))
+    task = _task("MRPC", data)
+    runner.run(task, quick_options(tmp_path / "release", do_train=True))
+    before = (tmp_path / "release" / "bert_model.ckpt.index").read_bytes()
+    with pytest.raises(UsageError, match="holds --init_checkpoint"):
+        runner.run(task, quick_options(
+            tmp_path / "release", do_train=True,
+            init_checkpoint=str(tmp_path / "release" / "bert_model.ckpt")))
+    assert (tmp_path / "release" / "bert_model.ckpt.index").read_bytes() == before
