@@ -151,3 +151,22 @@ def _check_documents(path, docstart_lines, sentences_before, total):
         if start == end and not opens_the_head:
             raise ConllFormatError(f"{path}:{line}: empty document (no sentence between this "
                                    f"{DOCSTART} and the next one or the end of the file)")
+
+
+def prediction_lines(sentences, predicted_tags):
+    """Lines `word gold predicted` (a blank line after each sentence), as conlleval reads them.
+
+    >>> sentence = TaggedSentence("t-0", ("John", "runs"), ("B-PER", "O"), 1)
+    >>> list(prediction_lines([sentence], [("B-PER", "B-LOC")]))
+    ['John B-PER B-PER\\n', 'runs O B-LOC\\n', '\\n']
+    """
+    if len(sentences) != len(predicted_tags):
+        raise ValueError(f"{len(predicted_tags)} predicted tag sequences for "
+                         f"{len(sentences)} sentences")
+    for sentence, tags in zip(sentences, predicted_tags):
+        if len(tags) != len(sentence.words):
+            raise ValueError(f"sentence {sentence.guid}: {len(tags)} predicted tags for "
+                             f"{len(sentence.words)} words")
+        for word, gold, predicted in zip(sentence.words, sentence.tags, tags):
+            yield f"{word} {gold} {predicted}\n"
+        yield "\n"

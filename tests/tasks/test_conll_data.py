@@ -89,3 +89,11 @@ def test_bad_input_names_file_and_line(tmp_path, text, where, message):
     assert isinstance(raised.value, ValueError)
     assert f"{path}{where}" in str(raised.value)
     assert message in str(raised.value)
+
+
+def test_prediction_lines_check_lengths():
+    sentence = conll_data.TaggedSentence("dev-3", ("a", "b"), ("O", "O"), 1)
+    with pytest.raises(ValueError, match="1 predicted tag sequences for 2 sentences"):
+        list(conll_data.prediction_lines([sentence, sentence], [("O", "O")]))
+    with pytest.raises(ValueError, match="sentence dev-3: 1 predicted tags for 2 words"):
+        list(conll_data.prediction_lines([sentence], [("O",)]))
