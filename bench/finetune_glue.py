@@ -23,10 +23,12 @@ import numpy as np
 from absl import app, flags
 
 from bert_tf.checkpoints import config_beside
-from bert_tf.tasks import classification
-from bert_tf.tasks.finetuning import FineTuningOptions, build_trainer
+from bert_tf.tasks import classification_results, runner
+from bert_tf.tasks.classification import ClassificationTask, examples_dataset
 from bert_tf.tasks.glue_data import get_task
-from bert_tf.tokenization import BertPreprocessor
+from bert_tf.tasks.model_files import ModelFiles
+from bert_tf.tasks.run_options import RunOptions
+from bert_tf.tasks.task import RunContext
 from bert_tf.training.distribution import get_strategy
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -65,29 +67,29 @@ def seq_length(task):
     return FLAGS.max_seq_length or (64 if task.name in SHORT_TASKS else 128)
 
 
+class SameBatchesTask(ClassificationTask):
+    """Trains on `order` exactly as given (no shuffle), so ours and HF see the same batches."""
+
+    def dataset(self, examples, batch_size, is_training, input_context=None, seed=None):
+        return examples_dataset(examples, self.preprocessor, batch_size)
+
+
 def run_ours(task, order, dev, output_dir):
-    config = config_beside(FLAGS.model_dir)
-    num_labels = 1 if task.is_regression else len(task.labels)
+    model_files = ModelFiles(config_beside(FLAGS.model_dir),
+                             os.path.join(FLAGS.model_dir, "vocab.txt"))
+    ours = SameBatchesTask(task, None, model_files, seq_length(task))
     steps = len(order) // FLAGS.batch_size
-    options = FineTuningOptions(output_dir=output_dir, train_batch_size=FLAGS.batch_size,
-                                learning_rate=FLAGS.learning_rate, jit_compile=FLAGS.jit_compile,
-                                steps_per_execution=max(1, steps // 4),
-                                save_checkpoints_steps=10 ** 9)
-    trainer = build_trainer(lambda: classification.build_classifier(config, num_labels),
-                            classification.classification_objective(task.is_regression),
-                            get_strategy("one_device"), options, steps, FLAGS.model_dir)
+    options = RunOptions(output_dir=output_dir, train_batch_size=FLAGS.batch_size,
+                         eval_batch_size=64, learning_rate=FLAGS.learning_rate,
+                         jit_compile=FLAGS.jit_compile, steps_per_execution=max(1, steps // 4),
+                         save_checkpoints_steps=10 ** 9, init_checkpoint=FLAGS.model_dir)
+    trainer = runner.build_trainer(ours, options, get_strategy("one_device"), steps)
     head = trainer.model.get_layer("classifier").dense
     initial_head = (head.kernel.numpy().copy(), head.bias.numpy().copy())
-    preprocessor = BertPreprocessor(os.path.join(FLAGS.model_dir, "vocab.txt"),
-                                    seq_length=seq_length(task))
     start = time.time()
-    trainer.train(lambda _: classification.examples_dataset(
-        order, preprocessor, FLAGS.batch_size, drop_remainder=True), steps)
+    trainer.train(lambda _: ours.dataset(order, FLAGS.batch_size, True), steps)
     seconds = time.time() - start
-    logits = classification.predict_logits(
-        trainer.model, classification.examples_dataset(dev, preprocessor, 64))
-    results = classification.evaluation_results(task.name, logits, [e.label for e in dev],
-                                                task.is_regression)
+    results = ours.evaluate(RunContext(options, trainer), dev)
     return results, seconds, initial_head
 
 
@@ -136,8 +138,8 @@ def run_hf(task, order, dev, initial_head):
     with torch.no_grad():
         for i in range(0, len(dev), 64):
             logits.append(model(**encode(dev[i:i + 64])).logits.numpy())
-    results = classification.evaluation_results(task.name, np.concatenate(logits),
-                                                [e.label for e in dev], task.is_regression)
+    results = classification_results.evaluation_results(
+        task.name, np.concatenate(logits), [e.label for e in dev], 64, task.is_regression)
     return results, seconds
 
 

@@ -38,11 +38,11 @@ import tensorflow as tf  # noqa: E402
 
 from bert_tf.config import BertConfig  # noqa: E402
 from bert_tf.data.pretraining_data import create_exact  # noqa: E402
-from bert_tf.data.pretraining_instances import InstanceConfig  # noqa: E402
+from bert_tf.data.pretraining_options import PretrainingDataOptions  # noqa: E402
 from bert_tf.modeling.pretrainer import BertPretrainer  # noqa: E402
 from bert_tf.training.optimization import create_optimizer  # noqa: E402
-from bert_tf.training.pretraining_inputs import pretraining_dataset_fn  # noqa: E402
-from bert_tf.training.pretraining_losses import pretraining_objective  # noqa: E402
+from bert_tf.tasks.pretraining_inputs import pretraining_dataset_fn  # noqa: E402
+from bert_tf.tasks.pretraining_objective import pretraining_objective  # noqa: E402
 from bert_tf.training.trainer import Trainer  # noqa: E402
 
 SHARED = pathlib.Path(__file__).resolve().parent.parent.parent / "shared" / "data"
@@ -71,9 +71,9 @@ def make_records(folder):
         with open(source, "w", encoding="utf-8") as f:
             f.write("\n\n".join(docs) + "\n")
         records[name] = os.path.join(folder, f"{name}.tfrecord")
-        config = InstanceConfig(max_seq_length=128, max_predictions_per_seq=20,
-                                dupe_factor=FLAGS.dupe_factor if name == "train" else 1)
-        create_exact([source], [records[name]], vocab, True, config, 12345)
+        options = PretrainingDataOptions(max_seq_length=128, max_predictions_per_seq=20,
+                                         dupe_factor=FLAGS.dupe_factor if name == "train" else 1)
+        create_exact([source], [records[name]], vocab, options)
     return records
 
 

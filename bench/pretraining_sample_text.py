@@ -29,8 +29,8 @@ import tensorflow as tf  # noqa: E402
 from bert_tf.config import BertConfig  # noqa: E402
 from bert_tf.modeling.pretrainer import BertPretrainer  # noqa: E402
 from bert_tf.training.optimization import create_optimizer  # noqa: E402
-from bert_tf.training.pretraining_inputs import pretraining_dataset_fn  # noqa: E402
-from bert_tf.training.pretraining_losses import pretraining_objective  # noqa: E402
+from bert_tf.tasks.pretraining_inputs import pretraining_dataset_fn  # noqa: E402
+from bert_tf.tasks.pretraining_objective import pretraining_objective  # noqa: E402
 from bert_tf.training.trainer import Trainer  # noqa: E402
 
 RECORDS = str(pathlib.Path(__file__).resolve().parent.parent.parent

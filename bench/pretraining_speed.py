@@ -54,7 +54,7 @@ from round_robin import (define_threads_flag, load_average, summarize,  # noqa: 
 from bert_tf.data import readers  # noqa: E402
 from bert_tf.modeling.pretrainer import BertPretrainer  # noqa: E402
 from bert_tf.training.optimization import create_optimizer  # noqa: E402
-from bert_tf.training.pretraining_losses import pretraining_objective  # noqa: E402
+from bert_tf.tasks.pretraining_objective import pretraining_objective  # noqa: E402
 from bert_tf.training.trainer import Trainer  # noqa: E402
 
 IMPLEMENTATIONS = ("ours", "hf", "hf_all_positions", "keras_hub")

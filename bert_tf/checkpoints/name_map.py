@@ -1,7 +1,7 @@
 """Which of our Keras variables is which variable of the original checkpoint.
 
 The original TF1 release names every tensor (`bert/encoder/layer_3/...`,
-`cls/predictions/...`, see REFERENCE.md section 1). `tf1_variable_map`
+`cls/predictions/...`, see docs/ORIGINAL_BEHAVIOUR.md). `tf1_variable_map`
 walks a Keras model, finds our encoder and heads in it, and returns for each
 original name the variable that holds that tensor and whether the original
 stores it transposed (`output_weights` are `[out, in]`; Keras kernels are

@@ -2,7 +2,7 @@
 
 A released model is a folder with `bert_model.ckpt.{index,data-*}`,
 `bert_config.json` and `vocab.txt`; the checkpoint is a name-keyed V2
-checkpoint with the variable names of REFERENCE.md section 1. We read it
+checkpoint with the variable names listed in docs/ORIGINAL_BEHAVIOUR.md. We read it
 with `tf.train.load_checkpoint` and write it with `tf.raw_ops.SaveV2`
 (eager, no graph mode), so the original code, HuggingFace's TF1 reader and
 our own loader all read what we write.
@@ -155,11 +155,14 @@ def save_tf1_checkpoint(model, prefix):
 
 
 def export_original(model, config, vocab_file, output_dir):
-    """Writes a release-style folder: bert_model.ckpt.*, bert_config.json, vocab.txt."""
+    """Writes a release-style folder: bert_model.ckpt.*, bert_config.json, vocab.txt.
+
+    `vocab_file=None` (a model trained on records alone) writes no vocab.txt.
+    """
     os.makedirs(output_dir, exist_ok=True)
     save_tf1_checkpoint(model, os.path.join(output_dir, CHECKPOINT_BASENAME))
     config.to_json_file(os.path.join(output_dir, "bert_config.json"))
     target = os.path.join(output_dir, "vocab.txt")
-    if os.path.abspath(vocab_file) != os.path.abspath(target):
+    if vocab_file and os.path.abspath(vocab_file) != os.path.abspath(target):
         shutil.copyfile(vocab_file, target)
     return output_dir

@@ -1,17 +1,25 @@
-"""Reading pretraining text: one sentence per line, a blank line between documents.
+"""The one reader of pretraining text: one sentence per line, blank lines between documents.
 
-The original tool takes a comma list of file globs, reads every file in turn
-and starts a new document at each blank line, but not at the start of a file
-(the last document of one file goes on in the next one unless a blank line
-separates them). Sentences that tokenize to nothing are dropped, then
-documents left empty.
+Exact mode, fast mode and dynamic masking all read their text through
+`read_documents`, so they agree on what a document is:
 
-Lines are split on "\\n" and decoded as UTF-8; a line with undecodable bytes
-is logged with its file and line number and kept without those bytes.
+* lines are split on "\\n", decoded as UTF-8 and stripped of whitespace; a
+  line with undecodable bytes is logged with its file and line number and
+  kept without those bytes;
+* a line that is empty once stripped ends the current document (several in a
+  row count as one); a file start does not, so the last document of one file
+  goes on in the next unless a blank line separates them. That is the
+  original tool's reading of a file list; fast mode and dynamic masking read
+  each file on its own and so start every file with a new document.
+
+`tokenize_documents` then turns sentences into token ids for the static
+modes, dropping sentences that tokenize to nothing and documents left empty,
+and warns, naming file and line, about a sentence too long for one example.
 """
 
+import collections
 import time
-from typing import Callable, Iterable, Iterator, List
+from typing import Callable, Iterable, Iterator, List, NamedTuple, Tuple
 
 import tensorflow as tf
 from absl import logging
@@ -23,25 +31,21 @@ _MAX_WARNINGS_PER_FILE = 5
 _PROGRESS_SECONDS = 10.0
 
 
-def expand_input_files(patterns: str) -> List[str]:
-    """Files matched by a comma list of paths or globs, in the original's order.
+class TextDocument(NamedTuple):
+    """A document's sentences and where in the input they come from.
 
-    The list keeps its order and each glob's matches come in
-    `tf.io.gfile.glob` order (the directory's, not sorted), as in the
-    original: document order decides which draws each document gets.
-
-    Raises:
-      FileNotFoundError: naming the pattern that matches no file.
+    `starts` holds (sentence index, path, line number) for the first
+    sentence and for the first one of each later file the document runs
+    into; the sentences of one file are consecutive lines.
     """
-    files = []
-    for pattern in filter(None, (p.strip() for p in patterns.split(","))):
-        matches = tf.io.gfile.glob(pattern)
-        if not matches:
-            raise FileNotFoundError(f"input_file pattern {pattern!r} matches no file")
-        files.extend(matches)
-    if not files:
-        raise FileNotFoundError(f"input_file {patterns!r} names no file")
-    return files
+
+    sentences: List[str]
+    starts: Tuple[Tuple[int, str, int], ...]
+
+    def origin(self, index: int) -> str:
+        """'path:line' of sentence `index`."""
+        first, path, line = next(s for s in reversed(self.starts) if s[0] <= index)
+        return f"{path}:{line + index - first}"
 
 
 def read_lines(path: str) -> Iterator[str]:
@@ -74,30 +78,65 @@ def read_lines(path: str) -> Iterator[str]:
         logging.warning("%s: %d lines had undecodable UTF-8 bytes", path, undecodable)
 
 
-def iter_text_documents(lines: Iterable[str]) -> Iterator[List[str]]:
-    """Groups stripped lines into documents (lists of non-blank lines)."""
-    document = []
-    for line in lines:
-        if line:
-            document.append(line)
-        elif document:
-            yield document
-            document = []
-    if document:
-        yield document
+def read_documents(paths: Iterable[str]) -> Iterator[TextDocument]:
+    """The documents of `paths`, read in turn as one stream of lines.
+
+    Example:
+      >>> import os, tempfile
+      >>> folder = tempfile.mkdtemp()
+      >>> with open(os.path.join(folder, "a.txt"), "w") as f:
+      ...     _ = f.write("One.\\nTwo.\\n\\n\\nThree.\\n")
+      >>> with open(os.path.join(folder, "b.txt"), "w") as f:
+      ...     _ = f.write("Four.\\n \\nFive.")
+      >>> docs = list(read_documents([f"{folder}/a.txt", f"{folder}/b.txt"]))
+      >>> [d.sentences for d in docs]
+      [['One.', 'Two.'], ['Three.', 'Four.'], ['Five.']]
+      >>> os.path.basename(docs[1].origin(1))
+      'b.txt:1'
+    """
+    sentences, starts = [], []
+    for path in paths:
+        new_file = True
+        for line_number, line in enumerate(read_lines(path), start=1):
+            if not line:
+                if sentences:
+                    yield TextDocument(sentences, tuple(starts))
+                    sentences, starts = [], []
+                continue
+            if new_file or not sentences:
+                starts.append((len(sentences), path, line_number))
+                new_file = False
+            sentences.append(line)
+    if sentences:
+        yield TextDocument(sentences, tuple(starts))
 
 
-def tokenize_documents(documents: List[List[str]],
+def tokenize_documents(documents: List[TextDocument],
                        tokenize_lines: Callable[[List[str]], List[List[int]]],
-                       batch_size: int = 4096) -> List[Document]:
+                       max_num_tokens: int, batch_size: int = 4096) -> List[Document]:
     """Token ids of every sentence; empty sentences and documents are dropped.
 
+    A sentence of more than `max_num_tokens` tokens cannot fit one example
+    whole: every example that uses it keeps at most `max_num_tokens` of its
+    tokens. Such sentences are logged by file and line (the first few per
+    file, then a count); a corpus with whole paragraphs or books on one line
+    needs its sentences split first.
+
     Args:
-      documents: documents as lists of sentence strings.
+      documents: documents from `read_documents`.
       tokenize_lines: maps a list of strings to their lists of token ids.
+      max_num_tokens: tokens of a sentence pair (max_seq_length - 3).
       batch_size: sentences per `tokenize_lines` call.
+
+    Example:
+      >>> words = {"a": 1, "b": 2}
+      >>> tokenize = lambda lines: [[words[w] for w in line.split() if w in words]
+      ...                           for line in lines]
+      >>> doc = TextDocument(["a b", "c", "b b a"], ((0, "in.txt", 1),))
+      >>> tokenize_documents([doc], tokenize, max_num_tokens=5)
+      [[[1, 2], [2, 2, 1]]]
     """
-    sentences = [sentence for document in documents for sentence in document]
+    sentences = [sentence for document in documents for sentence in document.sentences]
     ids = []
     last_report = time.monotonic()
     for start in range(0, len(sentences), batch_size):
@@ -106,9 +145,29 @@ def tokenize_documents(documents: List[List[str]],
             last_report = time.monotonic()
             logging.info("tokenized %d of %d sentences", len(ids), len(sentences))
     result, position = [], 0
+    too_long = collections.Counter()
     for document in documents:
-        tokenized = [s for s in ids[position:position + len(document)] if s]
-        position += len(document)
+        tokenized = ids[position:position + len(document.sentences)]
+        position += len(document.sentences)
+        for index, sentence in enumerate(tokenized):
+            if len(sentence) > max_num_tokens:
+                _warn_too_long(document.origin(index), len(sentence), max_num_tokens, too_long)
+        tokenized = [sentence for sentence in tokenized if sentence]
         if tokenized:
             result.append(tokenized)
+    for path, count in too_long.items():
+        if count > _MAX_WARNINGS_PER_FILE:
+            logging.warning("%s: %d sentences were longer than max_seq_length - 3 = %d tokens",
+                            path, count, max_num_tokens)
     return result
+
+
+def _warn_too_long(origin: str, length: int, max_num_tokens: int,
+                   counts: collections.Counter) -> None:
+    path = origin.rsplit(":", 1)[0]
+    counts[path] += 1
+    if counts[path] <= _MAX_WARNINGS_PER_FILE:
+        logging.warning("%s: a sentence of %d tokens, more than max_seq_length - 3 = %d: no "
+                        "example holds more than %d of its tokens (split long lines into "
+                        "sentences to use all the text)", origin, length, max_num_tokens,
+                        max_num_tokens)

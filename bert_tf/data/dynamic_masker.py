@@ -13,7 +13,7 @@ from bert_tf.tokenization.vocab import vocabulary_list
 class DynamicMasker:
     """Chooses masked-LM targets for a batch of packed sequences, in the graph.
 
-    The original's rule (REFERENCE.md section 3): candidates are all tokens
+    The original's rule (docs/ORIGINAL_BEHAVIOUR.md): candidates are all tokens
     but [CLS], [SEP] and padding; with whole-word masking a `##` piece joins
     the group of the token before it (never across [SEP]); groups are taken
     in random order while they fit in num_to_predict = min(max_predictions,
@@ -25,7 +25,7 @@ class DynamicMasker:
       vocabulary: a vocabulary file or its list of tokens (id order).
       masked_lm_prob: fraction of tokens to predict.
       max_predictions_per_seq: cap on predictions per sequence.
-      whole_word_mask: mask all pieces of a word together.
+      do_whole_word_mask: mask all pieces of a word together.
 
     Example:
 
@@ -38,7 +38,7 @@ class DynamicMasker:
     """
 
     def __init__(self, vocabulary, masked_lm_prob=0.15,
-                 max_predictions_per_seq=20, whole_word_mask=False):
+                 max_predictions_per_seq=20, do_whole_word_mask=False):
         tokens = vocabulary_list(vocabulary, require=("[CLS]", "[SEP]", "[MASK]"))
         ids = {token: i for i, token in enumerate(tokens)}
         self.cls_id, self.sep_id, self.mask_id = ids["[CLS]"], ids["[SEP]"], ids["[MASK]"]
@@ -47,7 +47,7 @@ class DynamicMasker:
         self.max_predictions_per_seq = max_predictions_per_seq
         self._continuation = (
             tf.constant([t.startswith("##") for t in tokens])
-            if whole_word_mask else None)
+            if do_whole_word_mask else None)
 
     def __call__(self, input_ids, input_mask, seed):
         """Masks a batch.

@@ -4,15 +4,17 @@ The original tool masks each sequence `dupe_factor` times, once and for all,
 before training. RoBERTa (Liu et al., 2019) found that drawing fresh masks
 every time a sequence is seen trains at least as well and needs no
 duplicated data on disk. `dynamic_pretraining_dataset` does that in tf.data:
-it reads text files in the pretraining input format (one sentence per line, a
-blank line between documents), tokenizes in the graph, makes sentence pairs
-with next-sentence labels (`dynamic_pairs`), masks them with the original's
-rule (`dynamic_masker`) and yields exactly the features dict of
+it reads text files with the static modes' reader (`documents.read_documents`,
+each file on its own), tokenizes in the graph, makes sentence pairs with
+next-sentence labels (`dynamic_pairs`), trims them by the original's rule
+(`pair_truncation`), packs them with `BertPacker`, masks them with the
+original's rule (`dynamic_masker`) and yields exactly the features dict of
 `readers.pretraining_dataset`, so the training loop takes either.
 
-Each text file is read whole, one at a time per reader: split big corpora
-into files of at most a few hundred megabytes (which also lets hosts share
-them out, see `readers.interleave_files`).
+Text is read in Python (`tf.data.Dataset.from_generator`), a document at a
+time; the pipeline therefore runs in the training process, as
+`tf.distribute` strategies on one host do. Split big corpora into several
+files so that hosts can share them out (see `readers.interleave_files`).
 
 Every random choice is drawn from seeds that a `tf.data.Dataset.random`
 stream hands each document and each batch. In training that stream runs on
@@ -22,11 +24,13 @@ same batches every time it is run.
 """
 
 import tensorflow as tf
-import tensorflow_text as tf_text
 
 from bert_tf.data import dynamic_pairs
 from bert_tf.data import readers
+from bert_tf.data.documents import read_documents
 from bert_tf.data.dynamic_masker import DynamicMasker
+from bert_tf.data.input_files import check_text_file, expand_input_patterns
+from bert_tf.tokenization.packer import BertPacker
 from bert_tf.tokenization.tokenizer_layer import BertTokenizerLayer
 from bert_tf.tokenization.vocab import PRETRAINING_REQUIRED_TOKENS
 from bert_tf.tokenization.vocab import vocabulary_list
@@ -37,37 +41,41 @@ def _seed_stream(seed, stream):
     return tf.data.Dataset.random(None if seed is None else seed + stream).batch(2)
 
 
-def dynamic_pretraining_dataset(input_patterns, vocab_file, seq_length,
-                                max_predictions_per_seq, batch_size, is_training,
-                                lower_case=True, masked_lm_prob=0.15,
-                                short_seq_prob=0.1, whole_word_mask=False,
-                                input_context=None, drop_remainder=True,
-                                cycle_length=None, shuffle_buffer_size=1000,
-                                seed=None):
+def _sentences_of_documents(path):
+    """For `from_generator`: each document of one file (a bytes path) as its sentences."""
+    for document in read_documents([path.decode("utf-8")]):
+        yield document.sentences
+
+
+def dynamic_pretraining_dataset(input_patterns, vocab_file, options, batch_size, is_training,
+                                input_context=None, drop_remainder=True, cycle_length=None,
+                                shuffle_buffer_size=1000, seed=None):
     """Batches of freshly masked pretraining features from raw text files.
 
     Example:
 
-    >>> ds = dynamic_pretraining_dataset(
-    ...     "../shared/data/corpus/sample_text.txt",
-    ...     "../shared/data/vocab/bert-base-uncased-vocab.txt",
-    ...     seq_length=128, max_predictions_per_seq=20, batch_size=4,
-    ...     is_training=True, seed=1)
-    >>> sorted(next(iter(ds))) == sorted(readers.FEATURE_NAMES)
-    True
+    >>> import os, tempfile
+    >>> from bert_tf.data.pretraining_options import PretrainingDataOptions
+    >>> folder = tempfile.mkdtemp()
+    >>> vocab, text = os.path.join(folder, "vocab.txt"), os.path.join(folder, "in.txt")
+    >>> _ = open(vocab, "w").write("\\n".join(
+    ...     ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "b", "c"]))
+    >>> _ = open(text, "w").write("a b c\\nc b\\nb a a\\n\\nc c a\\nb b\\n")
+    >>> options = PretrainingDataOptions(max_seq_length=16, max_predictions_per_seq=3)
+    >>> ds = dynamic_pretraining_dataset(text, vocab, options, batch_size=2,
+    ...                                  is_training=True, seed=1)
+    >>> batch = next(iter(ds))
+    >>> sorted(batch) == sorted(readers.FEATURE_NAMES), batch["input_ids"].shape
+    (True, TensorShape([2, 16]))
 
     Args:
       input_patterns: comma-separated globs or a list of globs of text files.
       vocab_file: WordPiece vocabulary, one token per line.
-      seq_length: max_seq_length of the packed sequences.
-      max_predictions_per_seq: cap on masked-LM targets per sequence.
+      options: a `PretrainingDataOptions`; dupe_factor and random_seed are
+        the static tool's and not used here (see `seed`).
       batch_size: global batch size (see `readers.pretraining_dataset`).
       is_training: shuffle and repeat forever (fresh masks every epoch);
         else one ordered pass.
-      lower_case: lower-case and strip accents before WordPiece.
-      masked_lm_prob: fraction of tokens to predict.
-      short_seq_prob: chance of trimming a pair to a random shorter length.
-      whole_word_mask: mask all pieces of a word together.
       input_context: optional `tf.distribute.InputContext`.
       drop_remainder: drop a last, smaller batch.
       cycle_length: files read at once in training (default min(4, files)).
@@ -80,21 +88,25 @@ def dynamic_pretraining_dataset(input_patterns, vocab_file, seq_length,
       A `tf.data.Dataset` of the features dict of `readers.pretraining_dataset`.
 
     Raises:
-      ValueError: if a pattern matches no file, the vocabulary lacks a special
-        token (`VocabError`, naming the file), or max_predictions_per_seq
-        exceeds seq_length.
+      ValueError: if a pattern matches no file, a file is not text, the
+        vocabulary lacks a special token (`VocabError`, naming the file), or
+        max_predictions_per_seq exceeds max_seq_length.
     """
-    if not 0 < max_predictions_per_seq <= seq_length:
-        raise ValueError(f"max_predictions_per_seq={max_predictions_per_seq} must be in "
-                         f"[1, seq_length={seq_length}]")
-    files = readers.expand_input_patterns(input_patterns)
+    seq_length = options.max_seq_length
+    if options.max_predictions_per_seq > seq_length:
+        raise ValueError(f"max_predictions_per_seq={options.max_predictions_per_seq} must be "
+                         f"at most max_seq_length={seq_length}")
+    files = expand_input_patterns(input_patterns)
+    for path in files:
+        check_text_file(path)
     vocab = vocabulary_list(vocab_file, PRETRAINING_REQUIRED_TOKENS)
-    masker = DynamicMasker(vocab, masked_lm_prob, max_predictions_per_seq,
-                           whole_word_mask)
-    tokenizer = BertTokenizerLayer(vocab, do_lower_case=lower_case)
+    masker = DynamicMasker(vocab, options.masked_lm_prob, options.max_predictions_per_seq,
+                           options.do_whole_word_mask)
+    tokenizer = BertTokenizerLayer(vocab, do_lower_case=options.do_lower_case)
+    packer = BertPacker(seq_length, masker.cls_id, masker.sep_id)
     if input_context is not None:
         batch_size = input_context.get_per_replica_batch_size(batch_size)
-    max_num_tokens = seq_length - 3
+    max_num_tokens = options.max_num_tokens
 
     # Plain TF code: skip AutoGraph, whose conversion alone costs seconds.
     @tf.autograph.experimental.do_not_convert
@@ -108,13 +120,12 @@ def dynamic_pretraining_dataset(input_patterns, vocab_file, seq_length,
     def features_of_batch(pairs, batch_seed):
         seeds = tf.random.experimental.stateless_split(batch_seed, 3)
         b, is_random_next = dynamic_pairs.swap_random_next(pairs["b"], pairs["doc"], seeds[0])
-        a, b = dynamic_pairs.trim_pair(pairs["a"], b, max_num_tokens, short_seq_prob, seeds[1])
-        ids, segments = tf_text.combine_segments([a, b], masker.cls_id, masker.sep_id)
-        input_ids, input_mask = tf_text.pad_model_inputs(ids, seq_length)
-        segment_ids, _ = tf_text.pad_model_inputs(segments, seq_length)
-        features = masker(input_ids, input_mask, seeds[2])
-        features["input_mask"] = tf.cast(input_mask, tf.int32)
-        features["segment_ids"] = tf.cast(segment_ids, tf.int32)
+        a, b = dynamic_pairs.trim_pair(pairs["a"], b, max_num_tokens, options.short_seq_prob,
+                                       seeds[1])
+        packed = packer((a, b))
+        features = masker(packed["input_ids"], packed["input_mask"], seeds[2])
+        features["input_mask"] = packed["input_mask"]
+        features["segment_ids"] = packed["segment_ids"]
         features["next_sentence_labels"] = tf.cast(is_random_next, tf.int32)[:, None]
         rows = batch_size if drop_remainder else None
         for name, value in features.items():
@@ -122,8 +133,9 @@ def dynamic_pretraining_dataset(input_patterns, vocab_file, seq_length,
         return features
 
     documents = readers.interleave_files(
-        files, lambda path: tf.data.Dataset.from_tensor_slices(
-            dynamic_pairs.split_documents(tf.io.read_file(path))),
+        files, lambda path: tf.data.Dataset.from_generator(
+            _sentences_of_documents, args=(path,),
+            output_signature=tf.TensorSpec([None], tf.string)),
         is_training, input_context, cycle_length, seed)
     if is_training:
         documents = documents.shuffle(shuffle_buffer_size, seed=seed)

@@ -1,7 +1,8 @@
 """Sentence pairs with next-sentence labels, built in tf.data from raw text.
 
-The graph-side counterpart of the original pairing (REFERENCE.md section 3),
-simpler in two places and equal in its statistics:
+The graph-side counterpart of the original pairing (see
+docs/ORIGINAL_BEHAVIOUR.md, "Pretraining data"), simpler in two places and
+equal in its statistics:
 
 * Chunks. A document's sentences are grouped into chunks of about
   `max_num_tokens` tokens: a sentence joins chunk k when the document's
@@ -16,10 +17,11 @@ simpler in two places and equal in its statistics:
   another document (label 1); otherwise it keeps its own (label 0). The
   original draws B from a random other document at a random sentence.
 
-Pairs are trimmed like the original: the longer side loses one token at a
-time, from its front or its back with probability one half, until the pair
-fits; with probability `short_seq_prob` it is trimmed to a random length in
-[2, max_num_tokens] instead, as the original does with its target length.
+Pairs are trimmed by the original's rule (`pair_truncation.kept_lengths`:
+the longer side loses one token at a time, from its front or its back with
+probability one half, until the pair fits); with probability
+`short_seq_prob` a pair is trimmed to a random length in [2, max_num_tokens]
+instead, as the original does with its target length.
 
 Every random draw is stateless, from a seed the caller passes in: the same
 seed gives the same pairs, and a fresh seed for every document and batch
@@ -28,27 +30,10 @@ seed gives the same pairs, and a fresh seed for every document and batch
 
 import tensorflow as tf
 
+from bert_tf.data.pair_truncation import kept_lengths
+
 # Doc keys are hashes of the document text into this many buckets.
 _DOC_KEY_BUCKETS = 2**62
-
-
-def split_documents(text):
-    """Splits a file's text into documents of sentences.
-
-    One sentence per line; lines that are empty once stripped of whitespace
-    separate documents (several in a row count as one).
-
-    Args:
-      text: scalar string tensor, the whole file.
-
-    Returns:
-      RaggedTensor [documents, sentences] of stripped, non-empty lines.
-    """
-    lines = tf.strings.strip(tf.strings.split(text, "\n"))
-    blank = tf.equal(lines, "")
-    doc_of_line = tf.boolean_mask(tf.cumsum(tf.cast(blank, tf.int64)), ~blank)
-    _, rowids = tf.unique(doc_of_line, out_idx=tf.int64)
-    return tf.RaggedTensor.from_value_rowids(tf.boolean_mask(lines, ~blank), rowids)
 
 
 def document_key(sentences):
@@ -153,9 +138,7 @@ def trim_pair(a, b, max_num_tokens, short_seq_prob, seed):
     is_short = tf.random.stateless_uniform(rows, seed=seeds[0]) < short_seq_prob
     budget = tf.where(is_short, _uniform_int(seeds[1], rows, 2, max_num_tokens),
                       tf.constant(max_num_tokens, tf.int64))
-    # Closed form of "cut the longer side (B on ties) until the pair fits".
-    keep_a = tf.minimum(la, tf.maximum(budget - lb, (budget + 1) // 2))
-    keep_b = tf.minimum(lb, budget - keep_a)
+    keep_a, keep_b = kept_lengths(la, lb, budget)
     return (_keep_window(a, keep_a, seeds[2]), _keep_window(b, keep_b, seeds[3]))
 
 

@@ -1,6 +1,6 @@
 """Serializes pretraining instances as `tf.train.Example` bytes, fast.
 
-The records carry the original tool's features (REFERENCE.md section 3):
+The records carry the original tool's features (docs/ORIGINAL_BEHAVIOUR.md):
 int64 `input_ids`, `input_mask`, `segment_ids` [max_seq_length],
 `masked_lm_positions`, `masked_lm_ids` [max_predictions_per_seq], float
 `masked_lm_weights` [max_predictions_per_seq] and int64

@@ -20,7 +20,8 @@ from absl import logging
 
 from bert_tf.data.example_encoder import ExampleEncoder
 from bert_tf.data.masking import MaskedLmMasker
-from bert_tf.data.pretraining_instances import Document, InstanceConfig, InstanceMaker
+from bert_tf.data.pretraining_instances import Document, InstanceMaker
+from bert_tf.data.pretraining_options import PretrainingDataOptions
 from bert_tf.data.random_draws import shuffle
 
 _PROGRESS_SECONDS = 10.0
@@ -57,23 +58,23 @@ class RecordMaker:
 
     Args:
       vocab: token -> id, in vocabulary-file order.
-      config: the instance-shaping flags.
+      options: the flags (do_lower_case and random_seed are not used here).
 
     Example:
       >>> vocab = {t: i for i, t in enumerate(["[PAD]", "[CLS]", "[SEP]", "[MASK]", "a", "b"])}
-      >>> maker = RecordMaker(vocab, InstanceConfig(max_seq_length=8, dupe_factor=2))
+      >>> maker = RecordMaker(vocab, PretrainingDataOptions(max_seq_length=8, dupe_factor=2))
       >>> documents = [[[4, 5], [5, 4, 4]], [[5, 5, 5]]]
       >>> len(maker.records(documents, random.Random(0), RunSummary()))
       5
     """
 
-    def __init__(self, vocab: Mapping[str, int], config: InstanceConfig):
-        masker = MaskedLmMasker(vocab, config.masked_lm_prob, config.max_predictions_per_seq,
-                                config.do_whole_word_mask)
-        self.instance_maker = InstanceMaker(config, masker, vocab["[CLS]"], vocab["[SEP]"])
-        self.encoder = ExampleEncoder(config.max_seq_length, config.max_predictions_per_seq,
+    def __init__(self, vocab: Mapping[str, int], options: PretrainingDataOptions):
+        masker = MaskedLmMasker(vocab, options.masked_lm_prob, options.max_predictions_per_seq,
+                                options.do_whole_word_mask)
+        self.instance_maker = InstanceMaker(options, masker, vocab["[CLS]"], vocab["[SEP]"])
+        self.encoder = ExampleEncoder(options.max_seq_length, options.max_predictions_per_seq,
                                       max(vocab.values()) + 1)
-        self.dupe_factor = config.dupe_factor
+        self.dupe_factor = options.dupe_factor
 
     def records(self, documents: List[Document], rng: random.Random,
                 summary: RunSummary) -> List[bytes]:
@@ -103,9 +104,9 @@ class RecordMaker:
 _worker_maker = []
 
 
-def start_worker(vocab: Mapping[str, int], config: InstanceConfig) -> None:
+def start_worker(vocab: Mapping[str, int], options: PretrainingDataOptions) -> None:
     """Process-pool initializer: builds this worker's RecordMaker once."""
-    _worker_maker[:] = [RecordMaker(vocab, config)]
+    _worker_maker[:] = [RecordMaker(vocab, options)]
 
 
 def worker_records(documents: List[Document], seed: str) -> tuple:

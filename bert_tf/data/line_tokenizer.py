@@ -23,9 +23,12 @@ class LineTokenizer:
       do_lower_case: lower-case and strip accents (uncased models).
 
     Example:
-      >>> tokenize = LineTokenizer(vocab_file)  # doctest: +SKIP
-      >>> tokenize(["UNwant\\u00e9d,running"])  # doctest: +SKIP
-      [[4895, 21724, 2098, 1010, 26598, 2075]]
+      >>> import os, tempfile
+      >>> vocab_file = os.path.join(tempfile.mkdtemp(), "vocab.txt")
+      >>> _ = open(vocab_file, "w").write("\\n".join(
+      ...     ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "un", "##want", "##ed", ",", "running"]))
+      >>> LineTokenizer(vocab_file)(["UNwant\\u00e9d,running", "", "walking"])
+      [[4, 5, 6, 7, 8], [], [1]]
     """
 
     def __init__(self, vocab_file: str, do_lower_case: bool = True):

@@ -1,7 +1,7 @@
 """Masked-LM target selection, drawing the same random numbers as the original.
 
 The original `create_pretraining_data.py` picks the masked positions of one
-instance like this (REFERENCE.md section 3): every token except [CLS]/[SEP] is
+instance like this (docs/ORIGINAL_BEHAVIOUR.md): every token except [CLS]/[SEP] is
 a candidate (with whole-word masking a `##` piece joins the group of the
 token before it); the groups are shuffled; groups are taken in that order
 while they fit in `num_to_predict`, a group that would overflow it is skipped;

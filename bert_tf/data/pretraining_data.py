@@ -12,55 +12,57 @@ tokenizer; truncation is done by slicing after the draws; records are
 encoded straight to protobuf bytes (see `ExampleEncoder`).
 """
 
-import itertools
 import random
 import time
 from typing import Sequence
 
 from absl import logging
 
-from bert_tf.data.documents import iter_text_documents, read_lines, tokenize_documents
+from bert_tf.data.documents import read_documents, tokenize_documents
 from bert_tf.data.instance_records import RecordMaker, RunSummary
-from bert_tf.data.line_tokenizer import LineTokenizer
-from bert_tf.data.pretraining_instances import InstanceConfig
+from bert_tf.data.pretraining_options import PretrainingDataOptions
+from bert_tf.data.record_run import start_run
 from bert_tf.data.tfrecord_writer import RoundRobinRecordWriter
-from bert_tf.tokenization.vocab import PRETRAINING_REQUIRED_TOKENS, load_vocab
 
 
 def create_exact(input_files: Sequence[str], output_files: Sequence[str], vocab_file: str,
-                 do_lower_case: bool, config: InstanceConfig,
-                 random_seed: int = 12345) -> RunSummary:
+                 options: PretrainingDataOptions) -> RunSummary:
     """Writes the original tool's records for `input_files` to `output_files`.
 
-    Args:
-      input_files: text files, one sentence per line, blank line between documents.
-      output_files: TFRecord files, written round-robin.
-      vocab_file: WordPiece vocabulary.
-      do_lower_case: lower-case and strip accents.
-      config: instance-shaping flags.
-      random_seed: seed of the single `random.Random` all draws come from.
+    Arguments as for `record_run.start_run`; every draw comes from
+    `random.Random(options.random_seed)`.
 
     Returns:
       A RunSummary.
 
     Raises:
-      ValueError: the input holds no text, or the vocab lacks special tokens.
+      ValueError, OSError: as `start_run`, or the input holds no text.
+
+    Example:
+      >>> import os, tempfile
+      >>> folder = tempfile.mkdtemp()
+      >>> vocab_file, text = os.path.join(folder, "vocab.txt"), os.path.join(folder, "in.txt")
+      >>> _ = open(vocab_file, "w").write("[PAD]\\n[UNK]\\n[CLS]\\n[SEP]\\n[MASK]\\na\\nb\\n")
+      >>> _ = open(text, "w").write("a b a\\nb b\\n\\nb a\\na\\n")
+      >>> options = PretrainingDataOptions(max_seq_length=8, max_predictions_per_seq=2,
+      ...                                  dupe_factor=2)
+      >>> create_exact([text], [text + ".tfrecord"], vocab_file, options).num_instances
+      7
     """
     start = time.monotonic()
     logging.info("exact mode: %d input files -> %d output files", len(input_files),
                  len(output_files))
-    vocab = load_vocab(vocab_file, require=PRETRAINING_REQUIRED_TOKENS)
-    tokenize_lines = LineTokenizer(vocab_file, do_lower_case)
-    record_maker = RecordMaker(vocab, config)
+    run = start_run(input_files, output_files, vocab_file, options)
+    record_maker = RecordMaker(run.vocab, options)
     summary = RunSummary()
     with RoundRobinRecordWriter(output_files) as writer:
-        lines = itertools.chain.from_iterable(read_lines(path) for path in input_files)
-        documents = tokenize_documents(list(iter_text_documents(lines)), tokenize_lines)
+        documents = tokenize_documents(list(read_documents(input_files)), run.tokenize_lines,
+                                       options.max_num_tokens)
         if not documents:
             raise ValueError(f"no text in input files {', '.join(input_files)}")
         logging.info("read %d documents from %d files in %.1fs", len(documents),
                      len(input_files), time.monotonic() - start)
-        records = record_maker.records(documents, random.Random(random_seed), summary)
+        records = record_maker.records(documents, random.Random(options.random_seed), summary)
         writer.write_all(records)
     summary.seconds = time.monotonic() - start
     summary.log(output_files)

@@ -1,8 +1,9 @@
 """tf.data input pipeline over pretraining TFRecords.
 
 Reads the records that the original `create_pretraining_data.py` writes (and
-that ours writes: same feature names and dtypes, REFERENCE.md section 3) and
-yields batches of the features the pretraining model and its losses need.
+that ours writes: same feature names and dtypes, see
+docs/ORIGINAL_BEHAVIOUR.md) and yields batches of the features the
+pretraining model and its losses need.
 
 The pipeline follows the original `input_fn`: for training, list the files,
 give each input pipeline its own share of them (before any reading, so hosts
@@ -27,6 +28,8 @@ lets the training loop take what it needs by name.
 import tensorflow as tf
 from google.protobuf import message
 
+from bert_tf.data.input_files import expand_input_patterns
+
 # Feature name -> (dtype in the record, length key).
 _FEATURES = {
     "input_ids": (tf.int64, "seq_length"),
@@ -39,33 +42,6 @@ _FEATURES = {
 }
 
 FEATURE_NAMES = tuple(_FEATURES)
-
-
-def expand_input_patterns(input_patterns):
-    """Expands file patterns into a sorted list of files.
-
-    Args:
-      input_patterns: a string of comma-separated globs (the original's
-        `--input_file` flag) or a list of globs.
-
-    Returns:
-      The matching files, sorted and without duplicates.
-
-    Raises:
-      ValueError: naming the first pattern that matches no file.
-    """
-    if isinstance(input_patterns, str):
-        input_patterns = input_patterns.split(",")
-    patterns = [p.strip() for p in input_patterns if p.strip()]
-    if not patterns:
-        raise ValueError("no input file pattern given")
-    files = set()
-    for pattern in patterns:
-        matched = tf.io.gfile.glob(pattern)
-        if not matched:
-            raise ValueError(f"input pattern {pattern!r} matches no file")
-        files.update(matched)
-    return sorted(files)
 
 
 def interleave_files(files, read_fn, is_training, input_context=None,
@@ -171,13 +147,19 @@ def pretraining_dataset(input_patterns, seq_length, max_predictions_per_seq,
 
     Example:
 
-    >>> ds = pretraining_dataset(
-    ...     "../shared/data/golden/sample_text_seed12345_dupe10.tfrecord",
-    ...     seq_length=128, max_predictions_per_seq=20, batch_size=8,
-    ...     is_training=False)
+    >>> import os, tempfile
+    >>> from bert_tf.data.example_encoder import ExampleEncoder
+    >>> from bert_tf.data.pretraining_instances import TrainingInstance
+    >>> path = os.path.join(tempfile.mkdtemp(), "records.tfrecord")
+    >>> encoder = ExampleEncoder(max_seq_length=8, max_predictions_per_seq=2, vocab_size=10)
+    >>> with tf.io.TFRecordWriter(path) as writer:
+    ...     for _ in range(3):
+    ...         writer.write(encoder.encode(TrainingInstance([2, 4, 3, 5, 3], 3, [1], [7], True)))
+    >>> ds = pretraining_dataset(path, seq_length=8, max_predictions_per_seq=2, batch_size=2,
+    ...                          is_training=False)
     >>> batch = next(iter(ds))
-    >>> batch["input_ids"].shape, batch["next_sentence_labels"].dtype
-    (TensorShape([8, 128]), tf.int32)
+    >>> batch["input_ids"].shape, batch["next_sentence_labels"].numpy().tolist()
+    (TensorShape([2, 8]), [[1], [1]])
 
     Under a strategy, pass this function to
     `strategy.distribute_datasets_from_function` with the global batch size;

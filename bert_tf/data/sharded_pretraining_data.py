@@ -1,10 +1,10 @@
 """Fast mode: pretraining data from shards of documents, in worker processes.
 
 The original holds the whole corpus and every instance in memory and runs on
-one core. `create_sharded` streams each input file in blocks of up to
+one core. `create_sharded` streams each input file in blocks of about
 `SHARDS_PER_BLOCK` shards' worth of text and deals each block's documents
-round-robin into shards of about `shard_bytes` of text (a shard never spans
-two files). The main process tokenizes each shard with the compiled
+round-robin into shards of about `shard_bytes` characters of sentence text
+(a shard never spans two files). The main process tokenizes each shard with the compiled
 tokenizer and hands it to one of `num_workers` worker processes, which run
 the original's algorithm on it (`RecordMaker.records`: shuffle, `dupe_factor`
 passes, shuffle) with their own generator, seeded from (random_seed, file
@@ -34,30 +34,31 @@ from typing import Iterator, List, NamedTuple, Sequence
 
 from absl import logging
 
-from bert_tf.data.documents import iter_text_documents, read_lines, tokenize_documents
+from bert_tf.data.documents import TextDocument, read_documents, tokenize_documents
 from bert_tf.data.instance_records import RunSummary, start_worker, worker_records
-from bert_tf.data.line_tokenizer import LineTokenizer
-from bert_tf.data.pretraining_instances import InstanceConfig
+from bert_tf.data.pretraining_options import PretrainingDataOptions
+from bert_tf.data.record_run import start_run
 from bert_tf.data.tfrecord_writer import RoundRobinRecordWriter
-from bert_tf.tokenization.vocab import PRETRAINING_REQUIRED_TOKENS, load_vocab
 
+# Shard size, counted in characters of the stripped sentences (line breaks
+# and blank lines not counted): about 1 MB of English text on disk.
 DEFAULT_SHARD_BYTES = 1 << 20
 SHARDS_PER_BLOCK = 16
 
 
 class Shard(NamedTuple):
-    """Whole documents (lists of sentence strings) from one input file."""
+    """Whole documents from one input file."""
 
     path: str
     index: int
-    documents: List[List[str]]
+    documents: List[TextDocument]
 
     def seed(self, random_seed: int) -> str:
         """Seed of this shard's generator: independent of the file's directory."""
         return f"{random_seed}/{os.path.basename(self.path)}/{self.index}"
 
 
-def _deal(path: str, documents: List[List[str]], size: int, shard_bytes: int,
+def _deal(path: str, documents: List[TextDocument], size: int, shard_bytes: int,
           first_index: int) -> List[Shard]:
     """Deals `documents` round-robin into ceil(size / shard_bytes) shards."""
     count = min(len(documents), -(-size // shard_bytes))
@@ -67,16 +68,19 @@ def _deal(path: str, documents: List[List[str]], size: int, shard_bytes: int,
 def iter_shards(input_files: Sequence[str], shard_bytes: int) -> Iterator[Shard]:
     """Streams the input as shards of about `shard_bytes` characters of text.
 
-    Each file is read in blocks of up to `SHARDS_PER_BLOCK * shard_bytes`;
-    a block's documents are dealt round-robin into its shards, so a shard
-    samples the whole block (many books or topics), not a run of neighbours.
+    Sizes count the characters of the stripped sentences, not the bytes on
+    disk. Each file is read in blocks: a block ends at the first document
+    that takes it to `SHARDS_PER_BLOCK * shard_bytes` characters or more (or
+    at the end of the file); its documents are dealt round-robin into
+    ceil(size / shard_bytes) shards, so a shard samples the whole block
+    (many books or topics), not a run of neighbours.
     """
     block_bytes = SHARDS_PER_BLOCK * shard_bytes
     for path in input_files:
         documents, size, index = [], 0, 0
-        for document in iter_text_documents(read_lines(path)):
+        for document in read_documents([path]):
             documents.append(document)
-            size += sum(map(len, document))
+            size += sum(map(len, document.sentences))
             if size >= block_bytes:
                 shards = _deal(path, documents, size, shard_bytes, index)
                 yield from shards
@@ -101,38 +105,37 @@ def ordered_map(executor, fn, items: Iterator, window: int) -> Iterator:
 
 
 def create_sharded(input_files: Sequence[str], output_files: Sequence[str], vocab_file: str,
-                   do_lower_case: bool, config: InstanceConfig, random_seed: int = 12345,
-                   num_workers: int = 2, shard_bytes: int = DEFAULT_SHARD_BYTES) -> RunSummary:
+                   options: PretrainingDataOptions, num_workers: int = 2,
+                   shard_bytes: int = DEFAULT_SHARD_BYTES) -> RunSummary:
     """Writes pretraining records for `input_files`, shard by shard, in parallel.
 
+    The first four arguments are those of `record_run.start_run`; each
+    shard's generator is seeded from `options.random_seed`, its file name
+    and its number.
+
     Args:
-      input_files: text files, one sentence per line, blank line between documents.
-      output_files: TFRecord files, written round-robin.
-      vocab_file: WordPiece vocabulary.
-      do_lower_case: lower-case and strip accents.
-      config: instance-shaping flags.
-      random_seed: base seed of every shard's generator.
       num_workers: worker processes.
-      shard_bytes: text per shard; random next sentences come from the same shard.
+      shard_bytes: characters of sentence text per shard (see `iter_shards`);
+        random next sentences and the shuffle stay within a shard.
 
     Returns:
       A RunSummary.
 
     Raises:
-      ValueError: the input holds no text.
+      ValueError, OSError: as `start_run`, or the input holds no text.
     """
     start = time.monotonic()
     logging.info("fast mode, %d workers: %d input files -> %d output files", num_workers,
                  len(input_files), len(output_files))
-    vocab = load_vocab(vocab_file, require=PRETRAINING_REQUIRED_TOKENS)
-    tokenize_lines = LineTokenizer(vocab_file, do_lower_case)
-    tasks = ((tokenize_documents(shard.documents, tokenize_lines), shard.seed(random_seed))
+    run = start_run(input_files, output_files, vocab_file, options)
+    tasks = ((tokenize_documents(shard.documents, run.tokenize_lines, options.max_num_tokens),
+              shard.seed(options.random_seed))
              for shard in iter_shards(input_files, shard_bytes))
     summary = RunSummary()
     with RoundRobinRecordWriter(output_files) as writer, \
             concurrent.futures.ProcessPoolExecutor(
                 num_workers, mp_context=multiprocessing.get_context("spawn"),
-                initializer=start_worker, initargs=(vocab, config)) as executor:
+                initializer=start_worker, initargs=(run.vocab, options)) as executor:
         for number, (records, shard) in enumerate(
                 ordered_map(executor, worker_records, tasks, 2 * num_workers)):
             writer.write_all(records)

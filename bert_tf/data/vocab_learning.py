@@ -8,8 +8,8 @@ learner (`wordpiece_tokenizer_learner_lib.learn`, the algorithm behind
 `bert_vocab_from_dataset`). We call the learner directly rather than
 `bert_vocab_from_dataset` because the latter splits words with
 tensorflow-text's own basic tokenizer, whose lower-casing case-folds (`ß`
-becomes `ss`, REFERENCE.md section 8) and so learns pieces the original
-tokenizer never produces.
+becomes `ss`, see docs/ORIGINAL_BEHAVIOUR.md) and so learns pieces the
+original tokenizer never produces.
 
 The reserved entries come first, as in the released vocabularies:
 
@@ -31,7 +31,7 @@ import tensorflow as tf
 from absl import logging
 from tensorflow_text.tools.wordpiece_vocab import wordpiece_tokenizer_learner_lib as learner
 
-from bert_tf.data import readers
+from bert_tf.data.input_files import expand_input_patterns
 from bert_tf.tokenization.graph_basic_tokenizer import GraphBasicTokenizer
 
 # The original layout puts this many [unused*] entries before [UNK].
@@ -67,7 +67,7 @@ def count_words(text_files, lower_case=True, batch_size=4096):
     Raises:
       ValueError: if a pattern matches no file.
     """
-    files = readers.expand_input_patterns(text_files)
+    files = expand_input_patterns(text_files)
     tokenizer = GraphBasicTokenizer(do_lower_case=lower_case)
 
     def unique_words(lines):
@@ -88,10 +88,12 @@ def learn_wordpiece_vocab(text_files, vocab_size, lower_case=True, num_unused=99
 
     Example:
 
-    >>> vocab = learn_wordpiece_vocab(
-    ...     "../shared/data/corpus/sample_text.txt", vocab_size=400, min_count=2)
-    >>> vocab[0], vocab[100], vocab[103], len(vocab) <= 400
-    ('[PAD]', '[UNK]', '[MASK]', True)
+    >>> import os, tempfile
+    >>> corpus = os.path.join(tempfile.mkdtemp(), "corpus.txt")
+    >>> _ = open(corpus, "w").write("The cat sat on the mat.\\nThe dog sat too.\\n" * 20)
+    >>> vocab = learn_wordpiece_vocab(corpus, vocab_size=150, min_count=2)
+    >>> vocab[0], vocab[100], vocab[103], "the" in vocab, len(vocab) <= 150
+    ('[PAD]', '[UNK]', '[MASK]', True, True)
 
     Args:
       text_files: comma-separated globs or a list of globs; any text, though

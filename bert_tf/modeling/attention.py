@@ -30,7 +30,7 @@ class SelfAttention(keras.layers.Layer):
     >>> attention = SelfAttention(num_heads=2, head_size=4, dropout_rate=0.0,
     ...                           initializer_range=0.02)
     >>> x = np.zeros((1, 3, 8), "float32")
-    >>> attention(x, np.zeros((1, 1, 1, 3), "float32")).shape
+    >>> tuple(attention(x, np.zeros((1, 1, 1, 3), "float32")).shape)
     (1, 3, 8)
     """
 

@@ -26,7 +26,7 @@ class BertEmbeddings(keras.layers.Layer):
     >>> layer = BertEmbeddings(vocab_size=10, hidden_size=8, max_position_embeddings=16,
     ...                        type_vocab_size=2, dropout_rate=0.1, initializer_range=0.02)
     >>> ids = np.array([[1, 2, 3]], dtype="int32")
-    >>> layer(ids, np.zeros_like(ids)).shape
+    >>> tuple(layer(ids, np.zeros_like(ids)).shape)
     (1, 3, 8)
     """
 

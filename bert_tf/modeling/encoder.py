@@ -67,7 +67,7 @@ class BertEncoder(keras.Model):
     >>> ids = np.array([[2, 7, 3, 0]], "int32")
     >>> outputs = encoder({"input_ids": ids, "input_mask": np.int32(ids > 0),
     ...                    "segment_ids": np.zeros_like(ids)})
-    >>> outputs["pooled_output"].shape, len(outputs["encoder_outputs"])
+    >>> tuple(outputs["pooled_output"].shape), len(outputs["encoder_outputs"])
     ((1, 128), 2)
     """
 

@@ -22,7 +22,7 @@ class NextSentenceHead(keras.layers.Layer):
     Example:
 
     >>> import numpy as np
-    >>> NextSentenceHead(0.02)(np.zeros((3, 8), "float32")).shape
+    >>> tuple(NextSentenceHead(0.02)(np.zeros((3, 8), "float32")).shape)
     (3, 2)
     """
 
@@ -49,7 +49,7 @@ class ClassificationHead(keras.layers.Layer):
     Example:
 
     >>> import numpy as np
-    >>> ClassificationHead(num_labels=3)(np.zeros((2, 8), "float32")).shape
+    >>> tuple(ClassificationHead(num_labels=3)(np.zeros((2, 8), "float32")).shape)
     (2, 3)
     """
 
@@ -81,7 +81,7 @@ class SpanHead(keras.layers.Layer):
 
     >>> import numpy as np
     >>> start, end = SpanHead()(np.zeros((2, 5, 8), "float32"))
-    >>> start.shape
+    >>> tuple(start.shape)
     (2, 5)
     """
 

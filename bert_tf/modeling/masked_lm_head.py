@@ -29,7 +29,7 @@ class MaskedLMHead(keras.layers.Layer):
     >>> encoder = BertEncoder(BertConfig.named("tiny", vocab_size=50))
     >>> head = MaskedLMHead(encoder.embeddings.word_embeddings, "gelu", 0.02)
     >>> sequence = np.zeros((2, 6, 128), "float32")
-    >>> head(sequence, np.array([[1, 3], [2, 0]], "int32")).shape
+    >>> tuple(head(sequence, np.array([[1, 3], [2, 0]], "int32")).shape)
     (2, 2, 50)
     """
 

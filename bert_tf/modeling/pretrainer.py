@@ -27,7 +27,7 @@ class BertPretrainer(keras.Model):
     Ablations of the paper's Table 5: `nsp=False` is "No NSP" (masked LM
     only); `causal=True` is "LTR & No NSP": left-to-right attention, where
     the masked-LM head predicts the next token at the positions it is given
-    (see `bert_tf.training.pretraining_inputs.left_to_right_batch`). A causal
+    (see `bert_tf.tasks.pretraining_inputs.left_to_right_batch`). A causal
     model has no NSP head: its first token sees nothing but itself.
 
     The variables map one to one onto the original checkpoint's `bert/*`,

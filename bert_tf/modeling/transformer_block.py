@@ -30,7 +30,7 @@ class TransformerBlock(keras.layers.Layer):
     >>> block = TransformerBlock(num_heads=2, intermediate_size=16, hidden_act="gelu",
     ...                          hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1,
     ...                          initializer_range=0.02)
-    >>> block(np.zeros((2, 5, 8), "float32"), np.zeros((2, 1, 1, 5), "float32")).shape
+    >>> tuple(block(np.zeros((2, 5, 8), "float32"), np.zeros((2, 1, 1, 5), "float32")).shape)
     (2, 5, 8)
     """
 

@@ -10,10 +10,13 @@ the probability of each label.
 
 import os
 
-from absl import app, flags
+from absl import flags
 
 from bert_tf.checkpoints import resolve_config, restore
+from bert_tf.errors import UsageError
+from bert_tf.scripts import cli
 from bert_tf.tasks import classification
+from bert_tf.tasks.prediction import probabilities
 from bert_tf.tokenization import BertPreprocessor
 
 FLAGS = flags.FLAGS
@@ -39,14 +42,13 @@ def classify(model_dir, texts, texts_b=None, max_seq_length=128, do_lower_case=T
                                     seq_length=max_seq_length, do_lower_case=do_lower_case)
     inputs = preprocessor((list(texts), list(texts_b)) if texts_b else list(texts))
     logits = model(inputs, training=False).numpy()
-    return labels, classification.probabilities(logits)
+    return labels, probabilities(logits)
 
 
-def main(argv):
-    if len(argv) > 1:
-        raise app.UsageError(f"unexpected arguments: {argv[1:]}")
+def run():
+    """Prints the predicted label and every label's probability for each text."""
     if FLAGS.text_b and len(FLAGS.text_b) != len(FLAGS.text):
-        raise app.UsageError("give one --text_b for each --text")
+        raise UsageError("give one --text_b for each --text")
     labels, probabilities = classify(FLAGS.model_dir, FLAGS.text, FLAGS.text_b,
                                      FLAGS.max_seq_length, FLAGS.do_lower_case)
     for text, row in zip(FLAGS.text, probabilities):
@@ -56,8 +58,7 @@ def main(argv):
 
 
 def console_main():
-    flags.mark_flags_as_required(["model_dir", "text"])
-    app.run(main)
+    cli.run_main(run, "classify_text", required=["model_dir", "text"])
 
 
 if __name__ == "__main__":

@@ -17,11 +17,13 @@ bounded; records are deterministic per input, flags and shard size (not per
 N), and follow the same distribution, but are not the original's.
 """
 
-import sys
+import dataclasses
 
-from absl import app, flags
+from absl import flags
 
-from bert_tf.data.pretraining_instances import InstanceConfig
+from bert_tf.data.pretraining_options import PretrainingDataOptions
+from bert_tf.errors import UsageError
+from bert_tf.scripts import cli
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("input_file", None, "Text to learn from: a comma list of files or globs; "
@@ -42,56 +44,48 @@ flags.DEFINE_float("short_seq_prob", 0.1, "Chance that a document aims at a rand
                    "shorter than max_seq_length.")
 flags.DEFINE_integer("num_workers", 1, "1: the original's records exactly. N > 1: fast mode, "
                      "N processes over shards of the input (bounded memory).", lower_bound=1)
-flags.DEFINE_integer("shard_bytes", None, "Fast mode: characters of text per shard (default "
-                     "1 MiB); random next sentences and the shuffle stay within a shard.",
+flags.DEFINE_integer("shard_bytes", None, "Fast mode: characters of sentence text per shard "
+                     "(default 2**20); random next sentences and the shuffle stay within a shard.",
                      lower_bound=1)
 
 
-def _config() -> InstanceConfig:
+def _options() -> PretrainingDataOptions:
+    names = [field.name for field in dataclasses.fields(PretrainingDataOptions)]
     try:
-        return InstanceConfig(
-            max_seq_length=FLAGS.max_seq_length,
-            max_predictions_per_seq=FLAGS.max_predictions_per_seq,
-            masked_lm_prob=FLAGS.masked_lm_prob, short_seq_prob=FLAGS.short_seq_prob,
-            do_whole_word_mask=FLAGS.do_whole_word_mask, dupe_factor=FLAGS.dupe_factor)
+        return PretrainingDataOptions(**{name: FLAGS[name].value for name in names})
     except ValueError as error:
-        raise app.UsageError(f"--{error}") from None
+        raise UsageError(f"--{error}") from None
 
 
-def _create(output_files, config):
+def _create(output_files, options):
     # Imported here rather than at the top: fast mode's worker processes
     # re-import the main module, and these modules load TensorFlow, which
     # the workers do not need.
-    from bert_tf.data.documents import expand_input_files
+    from bert_tf.data.input_files import expand_input_patterns
     from bert_tf.data.pretraining_data import create_exact
     from bert_tf.data.sharded_pretraining_data import create_sharded
 
-    input_files = expand_input_files(FLAGS.input_file)
+    input_files = expand_input_patterns(FLAGS.input_file)
     if FLAGS.num_workers == 1:
-        create_exact(input_files, output_files, FLAGS.vocab_file, FLAGS.do_lower_case, config,
-                     FLAGS.random_seed)
+        create_exact(input_files, output_files, FLAGS.vocab_file, options)
     else:
         shard_bytes = {} if FLAGS.shard_bytes is None else {"shard_bytes": FLAGS.shard_bytes}
-        create_sharded(input_files, output_files, FLAGS.vocab_file, FLAGS.do_lower_case, config,
-                       FLAGS.random_seed, FLAGS.num_workers, **shard_bytes)
+        create_sharded(input_files, output_files, FLAGS.vocab_file, options, FLAGS.num_workers,
+                       **shard_bytes)
 
 
-def main(argv):
-    if len(argv) > 1:
-        raise app.UsageError(f"unexpected arguments: {argv[1:]}")
-    config = _config()
+def run():
+    """Writes the records the flags ask for."""
+    options = _options()
     output_files = [path.strip() for path in FLAGS.output_file.split(",") if path.strip()]
     if not output_files:
-        raise app.UsageError(f"--output_file={FLAGS.output_file!r} names no file")
-    try:
-        _create(output_files, config)
-    except (OSError, ValueError) as error:  # VocabError is a ValueError
-        sys.exit(f"create_pretraining_data: error: {error}")
+        raise UsageError(f"--output_file={FLAGS.output_file!r} names no file")
+    _create(output_files, options)
 
 
 def console_main():
-    flags.mark_flags_as_required(["input_file", "output_file", "vocab_file"])
-    app.run(main)
+    cli.run_main(run, "create_pretraining_data",
+                 required=["input_file", "output_file", "vocab_file"])
 
 
 if __name__ == "__main__":

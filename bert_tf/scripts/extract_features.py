@@ -14,59 +14,45 @@ paper's feature-based input: the last four layers).
 import os
 import time
 
-from absl import app, flags, logging
+from absl import flags, logging
 
-from bert_tf.checkpoints import resolve_config, restore
+from bert_tf.checkpoints import restore
+from bert_tf.errors import UsageError
 from bert_tf.modeling import BertEncoder
+from bert_tf.scripts import cli, runner_flags
 from bert_tf.tasks.feature_extraction import (LayerFeatures, extract_features, read_examples,
                                               resolve_layer_indexes)
 from bert_tf.tasks.feature_writers import WRITERS
 from bert_tf.tokenization.full_tokenizer import FullTokenizer
-from bert_tf.tokenization.vocab import validate_case_matches_checkpoint
 
 FLAGS = flags.FLAGS
+runner_flags.define_model_flags()
 flags.DEFINE_string("input_file", None, "Text, one example per line; pairs as `A ||| B`.")
 flags.DEFINE_string("output_file", None, "Where to write the features.")
 flags.DEFINE_string("layers", "-1,-2,-3,-4", "Comma list of layer indexes (-1 = last).")
-flags.DEFINE_string("bert_config_file", None,
-                    "bert_config.json; default: the one beside --init_checkpoint.")
-flags.DEFINE_string("init_checkpoint", None,
-                    "Original TF1 checkpoint (prefix or folder) or HuggingFace safetensors.")
-flags.DEFINE_string("vocab_file", None, "WordPiece vocabulary; default: vocab.txt beside "
-                    "--init_checkpoint.")
-flags.DEFINE_integer("max_seq_length", 128, "Sequence length after WordPiece; longer inputs "
-                     "are truncated.")
-flags.DEFINE_bool("do_lower_case", True, "Lower-case the input (uncased models).")
-flags.DEFINE_integer("batch_size", 32, "Examples per forward pass.")
+flags.DEFINE_integer("batch_size", 32, "Examples per forward pass.", lower_bound=1)
 flags.DEFINE_enum("output_format", "jsonl", sorted(WRITERS), "jsonl: the original's JSON "
                   "lines; npz: one compact float32 numpy archive.")
 flags.DEFINE_bool("concat_layers", False, "Write the chosen layers concatenated per token.")
 flags.DEFINE_bool("jit_compile", True, "XLA-compile the forward pass.")
-flags.DEFINE_integer("log_every", 1000, "Print a progress line every this many examples.")
-
-
-def _vocab_file():
-    if FLAGS.vocab_file:
-        return FLAGS.vocab_file
-    folder = FLAGS.init_checkpoint if os.path.isdir(FLAGS.init_checkpoint or "") else (
-        os.path.dirname(FLAGS.init_checkpoint or ""))
-    candidate = os.path.join(folder, "vocab.txt")
-    if FLAGS.init_checkpoint and os.path.exists(candidate):
-        return candidate
-    raise app.UsageError("--vocab_file is required (no vocab.txt beside --init_checkpoint)")
+flags.DEFINE_integer("log_every", 1000, "Print a progress line every this many examples.",
+                     lower_bound=1)
+# The original's device flags, accepted so its command lines run: the device is chosen by
+# TensorFlow, and the embedding lookup is always a gather.
+flags.DEFINE_bool("use_tpu", False, "Accepted for the original's command lines.")
+flags.DEFINE_string("master", None, "Accepted for the original's command lines.")
+flags.DEFINE_integer("num_tpu_cores", 8, "Accepted for the original's command lines.")
+flags.DEFINE_bool("use_one_hot_embeddings", False, "Accepted for the original's command lines.")
 
 
 def run():
     """Builds the encoder, extracts and writes every example; returns the count."""
-    validate_case_matches_checkpoint(FLAGS.do_lower_case, FLAGS.init_checkpoint)
     if not os.path.exists(FLAGS.input_file):
-        raise app.UsageError(f"--input_file={FLAGS.input_file}: file not found")
-    config = resolve_config(FLAGS.bert_config_file, FLAGS.init_checkpoint)
-    if FLAGS.max_seq_length > config.max_position_embeddings:
-        raise app.UsageError(f"--max_seq_length={FLAGS.max_seq_length} exceeds the model's "
-                             f"max_position_embeddings {config.max_position_embeddings}")
+        raise UsageError(f"--input_file={FLAGS.input_file}: file not found")
+    model_files = runner_flags.model_files(FLAGS)
+    config = model_files.config
     layer_indexes = resolve_layer_indexes(FLAGS.layers, config.num_hidden_layers)
-    tokenizer = FullTokenizer(_vocab_file(), do_lower_case=FLAGS.do_lower_case)
+    tokenizer = FullTokenizer(model_files.vocab_file, do_lower_case=FLAGS.do_lower_case)
     encoder = BertEncoder(config)
     if FLAGS.init_checkpoint:
         restore(encoder, FLAGS.init_checkpoint)
@@ -90,15 +76,8 @@ def run():
     return count
 
 
-def main(argv):
-    if len(argv) > 1:
-        raise app.UsageError(f"unexpected arguments: {argv[1:]}")
-    run()
-
-
 def console_main():
-    flags.mark_flags_as_required(["input_file", "output_file"])
-    app.run(main)
+    cli.run_main(run, "extract_features", required=["input_file", "output_file"])
 
 
 if __name__ == "__main__":

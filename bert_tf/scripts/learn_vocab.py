@@ -11,12 +11,12 @@ The file has the released vocabularies' layout: [PAD], [unused0..98], [UNK],
 model's bert_config.json.
 """
 
-from absl import app
-from absl import flags
-from absl import logging
+from absl import flags, logging
 
-from bert_tf.data import readers
 from bert_tf.data import vocab_learning
+from bert_tf.data.input_files import expand_input_patterns
+from bert_tf.errors import UsageError
+from bert_tf.scripts import cli
 
 FLAGS = flags.FLAGS
 
@@ -37,29 +37,27 @@ flags.DEFINE_integer("min_count", 10,
 flags.DEFINE_integer("max_unique_chars", 1000,
                      "Alphabet size; words with rarer characters are not learned from.",
                      lower_bound=1)
-flags.mark_flags_as_required(["input_file", "output_file"])
 
 
-def main(argv):
-    if len(argv) > 1:
-        raise app.UsageError(f"unexpected arguments: {' '.join(argv[1:])}")
+def run():
+    """Learns the vocabulary and writes it."""
     try:
-        files = readers.expand_input_patterns(FLAGS.input_file)
+        files = expand_input_patterns(FLAGS.input_file)
     except ValueError as error:
-        raise app.UsageError(f"--input_file: {error}") from None
+        raise UsageError(f"--input_file: {error}") from None
     try:
         vocab = vocab_learning.learn_wordpiece_vocab(
             files, FLAGS.vocab_size, lower_case=FLAGS.do_lower_case,
             num_unused=FLAGS.num_unused, min_count=FLAGS.min_count,
             max_unique_chars=FLAGS.max_unique_chars)
     except ValueError as error:  # vocab_size too small, or no words in the files
-        raise app.UsageError(str(error)) from None
+        raise UsageError(str(error)) from None
     vocab_learning.write_vocab(vocab, FLAGS.output_file)
     logging.info("wrote %d tokens to %s", len(vocab), FLAGS.output_file)
 
 
 def console_main():
-    app.run(main)
+    cli.run_main(run, "learn_vocab", required=["input_file", "output_file"])
 
 
 if __name__ == "__main__":

@@ -1,10 +1,11 @@
-"""Sentence and sentence-pair classification (and STS-B regression) on BERT.
+"""Sentence and sentence-pair classification (and STS-B regression): `run_classifier.py`.
 
-The task family of `run_classifier.py`: a classifier is the encoder's pooled
-output through dropout and one dense layer (`output_weights` /
-`output_bias` in the original's checkpoints); one output and a squared error
-for regression. Text is tokenized and packed in the tf.data graph by
-`BertPreprocessor`, the same layer a served model holds.
+A classifier is the encoder's pooled output through dropout and one dense
+layer (`output_weights` / `output_bias` in the original's checkpoints); one
+output and a squared error for regression. Text is tokenized and packed in
+the tf.data graph by `BertPreprocessor`, the same layer a served model holds.
+The examples come from a reader with `read(data_dir, split)`, `name`,
+`labels` and `is_regression`: a GLUE `TsvTask`, `XnliTask` or `TfdsTask`.
 """
 
 import os
@@ -12,14 +13,13 @@ import os
 import keras
 import numpy as np
 import tensorflow as tf
-from keras import ops
 
 from bert_tf.checkpoints import export_original
 from bert_tf.modeling import BertEncoder, ClassificationHead
-from bert_tf.tasks.metrics import glue_metrics
-from bert_tf.training.objective import LossWeights, Objective
+from bert_tf.tasks.batching import LABEL_KEY, batched_columns
+from bert_tf.tasks.classification_results import LogitsPerExampleTask
 
-LABEL_KEY = "label_ids"
+LABELS_FILE = "labels.txt"
 
 
 def build_classifier(config, num_labels):
@@ -34,63 +34,9 @@ def build_classifier(config, num_labels):
     return keras.Model(encoder.input, logits, name="bert_classifier")
 
 
-def _ones(batch):
-    return {"loss": LossWeights(ops.ones_like(batch[LABEL_KEY], "float32"))}
-
-
-def _classification_losses(logits, batch):
-    return {"loss": keras.losses.sparse_categorical_crossentropy(
-        batch[LABEL_KEY], logits, from_logits=True)}
-
-
-def _accuracy(logits, batch):
-    predicted = ops.cast(ops.argmax(logits, axis=-1), "int32")
-    correct = ops.cast(predicted == ops.cast(batch[LABEL_KEY], "int32"), "float32")
-    return {"accuracy": (ops.sum(correct), ops.cast(ops.size(correct), "float32"))}
-
-
-def _regression_losses(logits, batch):
-    return {"loss": ops.square(logits[:, 0] - ops.cast(batch[LABEL_KEY], "float32"))}
-
-
-def _no_metrics(logits, batch):
-    return {}
-
-
-def classification_objective(is_regression=False):
-    """Mean cross-entropy and accuracy, or mean squared error for regression."""
-    if is_regression:
-        return Objective(_ones, _regression_losses, _no_metrics, ())
-    return Objective(_ones, _classification_losses, _accuracy, ("accuracy",))
-
-
-def batched_columns(columns, num_examples, batch_size, is_training=False, seed=None,
-                    input_context=None, drop_remainder=None):
-    """Batches of in-memory example columns, as every fine-tuning task reads them.
-
-    Training: sharded per input pipeline, shuffled over all examples,
-    repeated, whole batches only. Evaluation: one ordered pass (the last
-    batch may be smaller unless `drop_remainder`).
-    """
-    dataset = tf.data.Dataset.from_tensor_slices(columns)
-    if input_context is not None:
-        batch_size = input_context.get_per_replica_batch_size(batch_size)
-        dataset = dataset.shard(input_context.num_input_pipelines,
-                                input_context.input_pipeline_id)
-    if is_training:
-        dataset = dataset.shuffle(num_examples, seed=seed).repeat()
-    return dataset.batch(batch_size, drop_remainder=is_training if drop_remainder is None
-                         else drop_remainder)
-
-
 def examples_dataset(examples, preprocessor, batch_size, is_training=False, seed=None,
-                     input_context=None, drop_remainder=None):
-    """A tf.data pipeline of packed, labelled batches from `InputExample`s.
-
-    Training data is sharded per input pipeline, shuffled over all examples
-    and repeated; evaluation data is one ordered pass. Batches are dicts of
-    the encoder's inputs plus `label_ids` (when the examples have labels).
-    """
+                     input_context=None):
+    """A tf.data pipeline of packed batches (+ `label_ids` when labelled) of `InputExample`s."""
     columns = {"text_a": [e.text_a for e in examples]}
     if examples[0].text_b is not None:
         columns["text_b"] = [e.text_b for e in examples]
@@ -98,7 +44,7 @@ def examples_dataset(examples, preprocessor, batch_size, is_training=False, seed
         dtype = np.float32 if isinstance(examples[0].label, float) else np.int32
         columns[LABEL_KEY] = np.array([e.label for e in examples], dtype)
     dataset = batched_columns(columns, len(examples), batch_size, is_training, seed,
-                              input_context, drop_remainder)
+                              input_context)
 
     def pack(batch):
         texts = (batch["text_a"], batch["text_b"]) if "text_b" in batch else batch["text_a"]
@@ -110,50 +56,47 @@ def examples_dataset(examples, preprocessor, batch_size, is_training=False, seed
     return dataset.map(pack, num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE)
 
 
-def predict_logits(model, dataset, jit_compile=False):
-    """Runs `model` over a finite dataset of batches; returns float32 logits `[N, ...]`."""
-    names = list(model.input)
-    forward = tf.function(lambda batch: model({k: batch[k] for k in names}, training=False),
-                          jit_compile=jit_compile)
-    return np.concatenate([forward(batch).numpy() for batch in dataset])
+def write_labels(labels, output_dir):
+    """Writes `labels.txt`: the class names in id order (a single `score` for regression)."""
+    with tf.io.gfile.GFile(os.path.join(output_dir, LABELS_FILE), "w") as f:
+        f.write("".join(f"{label}\n" for label in (labels or ("score",))))
 
 
-def probabilities(logits):
-    """Softmax over classes (what the original writes to test_results.tsv)."""
-    shifted = logits - logits.max(axis=-1, keepdims=True)
-    exp = np.exp(shifted)
-    return exp / exp.sum(axis=-1, keepdims=True)
+class ClassificationTask(LogitsPerExampleTask):
+    """The `Task` of run_classifier.py over one dataset reader.
 
-
-def write_test_results(path, logits, is_regression):
-    """One line per example: tab-separated class probabilities (or the score)."""
-    rows = logits[:, :1] if is_regression else probabilities(logits)
-    with tf.io.gfile.GFile(path, "w") as f:
-        for row in rows:
-            f.write("\t".join(str(float(v)) for v in row) + "\n")
-
-
-def evaluation_results(task_name, logits, labels, is_regression=False):
-    """`eval_<metric>` values and `eval_loss` of a task's dev-set logits."""
-    labels = np.asarray(labels)
-    if is_regression:
-        predictions = logits[:, 0]
-        loss = float(np.mean((predictions - labels) ** 2))
-    else:
-        predictions = logits.argmax(axis=-1)
-        log_probs = np.log(probabilities(logits) + 1e-30)
-        loss = float(-np.mean(log_probs[np.arange(len(labels)), labels]))
-    metrics = glue_metrics(task_name, labels, predictions)
-    return {**{f"eval_{name}": value for name, value in metrics.items()}, "eval_loss": loss}
-
-
-def export_classifier(model, config, vocab_file, task, output_dir):
-    """Writes the fine-tuned model as an original release folder plus `labels.txt`.
-
-    `bert_model.ckpt` then holds the encoder and the original's classifier
-    variables (`output_weights`, `output_bias`); `labels.txt` lists the
-    class names in id order (a single `score` line for regression).
+    Args:
+        reader: `read(data_dir, split)`, `name`, `labels`, `is_regression`.
+        data_dir: the folder `reader` reads.
+        model_files, max_seq_length, do_lower_case: see `LogitsPerExampleTask`.
     """
-    export_original(model, config, vocab_file, output_dir)
-    with tf.io.gfile.GFile(os.path.join(output_dir, "labels.txt"), "w") as f:
-        f.write("".join(f"{label}\n" for label in (task.labels or ("score",))))
+
+    def __init__(self, reader, data_dir, model_files, max_seq_length, do_lower_case=True):
+        super().__init__(model_files, max_seq_length, do_lower_case)
+        self.reader = reader
+        self.name = reader.name
+        self.is_regression = reader.is_regression
+        self.data_dir = data_dir
+
+    def record(self):
+        return dict(super().record(), labels=list(self.reader.labels or ()))
+
+    def read_split(self, split):
+        examples = self.reader.read(self.data_dir or "", split)
+        if split != "test" and any(e.label is None for e in examples):
+            raise ValueError(f"task {self.name}: the {split} split has examples without a "
+                             "label (no label column?); training and evaluation need labels")
+        return examples
+
+    def build_model(self):
+        return build_classifier(self.model_files.config,
+                                1 if self.is_regression else len(self.reader.labels))
+
+    def dataset(self, examples, batch_size, is_training, input_context=None, seed=None):
+        return examples_dataset(examples, self.preprocessor, batch_size, is_training, seed,
+                                input_context)
+
+    def export(self, model, output_dir):
+        """The original release folder plus `labels.txt` (`output_weights`/`output_bias` inside)."""
+        export_original(model, self.model_files.config, self.model_files.vocab_file, output_dir)
+        write_labels(self.reader.labels, output_dir)

@@ -13,6 +13,7 @@ import re
 import numpy as np
 import tensorflow as tf
 
+from bert_tf.errors import UsageError
 from bert_tf.tasks.packing import pack_tokens, stack_inputs
 
 _PAIR = re.compile(r"^(.*) \|\|\| (.*)$")
@@ -31,8 +32,8 @@ def read_examples(path):
     """Yields a `TextExample` per line of `path` (`A ||| B` makes a pair).
 
     Raises:
-        FileNotFoundError: naming the file.
-        UnicodeDecodeError: naming the file and line of undecodable bytes.
+        OSError: the file cannot be read (the message names it).
+        ValueError: naming the file and line of bytes that are not UTF-8.
     """
     with tf.io.gfile.GFile(path, "rb") as f:
         for index, raw in enumerate(f):
@@ -48,13 +49,27 @@ def read_examples(path):
 
 
 def resolve_layer_indexes(layers, num_layers):
-    """Parses `"-1,-2"` into ints, checking each names one of `num_layers` blocks."""
-    indexes = [int(x) for x in str(layers).split(",") if x.strip()] if isinstance(
-        layers, str) else list(layers)
+    """Parses `"-1,-2"` into ints, checking each names one of `num_layers` blocks.
+
+    >>> resolve_layer_indexes("-1,-2", 6)
+    [-1, -2]
+    >>> resolve_layer_indexes("-1,-2,-3", 2)
+    Traceback (most recent call last):
+    bert_tf.errors.UsageError: --layers=-1,-2,-3: -3 is not a layer of a 2-layer model (use indexes in [-2, 1])
+    """
+    try:
+        indexes = [int(x) for x in str(layers).split(",") if x.strip()] if isinstance(
+            layers, str) else [int(x) for x in layers]
+    except ValueError:
+        raise UsageError(f"--layers={layers}: expected comma-separated integers such as "
+                         "-1,-2,-3,-4") from None
+    if not indexes:
+        raise UsageError(f"--layers={layers!r} names no layer")
     bad = [i for i in indexes if not -num_layers <= i < num_layers]
-    if not indexes or bad:
-        raise ValueError(f"--layers={layers}: each index must be in [{-num_layers}, "
-                         f"{num_layers - 1}] for a {num_layers}-layer model")
+    if bad:
+        raise UsageError(f"--layers={layers}: {', '.join(map(str, bad))} is not a layer of a "
+                         f"{num_layers}-layer model (use indexes in [{-num_layers}, "
+                         f"{num_layers - 1}])")
     return indexes
 
 

@@ -1,4 +1,4 @@
-"""Reading the GLUE tasks (and XNLI) from the release's own TSV files.
+"""Reading the GLUE tasks from the release's own TSV files, and your own TSV tasks.
 
 Each task is a declarative `TsvTask`: which file holds each split, which
 0-based columns hold text A, text B and the label, whether a header comes
@@ -151,14 +151,15 @@ def tsv_task(data_dir):
     if not os.path.exists(labels_file):
         raise FileNotFoundError(f"{labels_file}: file not found (--task_name=tsv needs the "
                                 "label list, one per line)")
-    with open(labels_file, encoding="utf-8") as f:
-        labels = tuple(line.strip() for line in f if line.strip())
+    labels = read_labels(labels_file)
     columns = {}
     for split in ("train", "dev", "test"):
         path = os.path.join(data_dir, f"{split}.tsv")
         if not os.path.exists(path):
             continue
-        header = next(read_tsv(path, skip_header=False))[1]
+        header = next(read_tsv(path, skip_header=False), (1, None))[1]
+        if header is None:
+            raise ValueError(f"{path}: empty file (expected a header line naming the columns)")
         text = ["sentence"] if "sentence" in header else ["sentence1", "sentence2"]
         missing = [name for name in text if name not in header]
         if missing:
@@ -170,10 +171,52 @@ def tsv_task(data_dir):
     return TsvTask("tsv", labels, files, columns or {"train": Columns(0)})
 
 
+def read_labels(path):
+    """The label names of a `labels.txt`, one per line (a UTF-8 BOM is not part of a label).
+
+    Raises:
+        ValueError: naming the file and line of a repeated label, or an empty file.
+
+    Example:
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "labels.txt")
+    >>> _ = open(path, "w", encoding="utf-8-sig").write("neg\\npos\\n")
+    >>> read_labels(path)
+    ('neg', 'pos')
+    >>> _ = open(path, "w").write("neg\\npos\\nneg\\n")
+    >>> read_labels(path)
+    Traceback (most recent call last):
+    ValueError: ...labels.txt:3: label 'neg' repeats line 1 (each label is one class)
+    """
+    labels = {}
+    with open(path, encoding="utf-8-sig") as f:
+        for line, text in enumerate(f, start=1):
+            label = text.strip()
+            if not label:
+                continue
+            if label in labels:
+                raise ValueError(f"{path}:{line}: label {label!r} repeats line {labels[label]} "
+                                 "(each label is one class)")
+            labels[label] = line
+    if not labels:
+        raise ValueError(f"{path}: no labels (one per line expected)")
+    return tuple(labels)
+
+
+def canonical_name(task_name):
+    """Our name of a GLUE task given as a `--task_name`, a folder name or a TFDS name.
+
+    >>> canonical_name("glue/stsb"), canonical_name("SST2"), canonical_name("MRPC")
+    ('sts-b', 'sst-2', 'mrpc')
+    """
+    name = task_name.lower().split("/")[-1]
+    return ALIASES.get(name, name)
+
+
 def get_task(task_name):
     """The `TsvTask` for `--task_name` (case-insensitive)."""
-    name = task_name.lower()
-    name = ALIASES.get(name, name)
+    name = canonical_name(task_name)
     if name not in TASKS:
         raise ValueError(f"--task_name={task_name}: unknown task; choose one of "
                          f"{', '.join(sorted(TASKS))} or xnli")

@@ -1,10 +1,13 @@
 """Evaluation metrics of the GLUE tasks, in numpy.
 
 Each takes arrays of gold labels and predictions and returns a float;
-`glue_metrics` picks the set a task reports (REFERENCE.md section 5).
+`glue_metrics` picks the set a task reports (accuracy, plus F1 for MRPC and
+QQP, Matthews correlation for CoLA, Pearson/Spearman for STS-B).
 """
 
 import numpy as np
+
+from bert_tf.tasks.glue_data import canonical_name
 
 
 def accuracy(labels, predictions):
@@ -73,7 +76,5 @@ def glue_metrics(task_name, labels, predictions):
 
     `task_name` may be a `--task_name` or a TFDS name such as `glue/stsb`.
     """
-    name = task_name.lower().split("/")[-1]
-    name = {"stsb": "sts-b"}.get(name, name)
-    metrics = _TASK_METRICS.get(name, {"accuracy": accuracy})
+    metrics = _TASK_METRICS.get(canonical_name(task_name), {"accuracy": accuracy})
     return {name: fn(labels, predictions) for name, fn in metrics.items()}

@@ -6,14 +6,21 @@ scores of an example's choices are its logits. Loss, accuracy and outputs
 are then those of classification over the choices.
 """
 
+import os
+
 import keras
 import numpy as np
 import tensorflow as tf
 from keras import ops
 
+from bert_tf.checkpoints import export_original
 from bert_tf.modeling import BertEncoder, ClassificationHead
 from bert_tf.modeling.encoder import INPUT_NAMES
-from bert_tf.tasks.classification import LABEL_KEY, batched_columns
+from bert_tf.tasks.batching import LABEL_KEY, batched_columns
+from bert_tf.tasks.classification_results import LogitsPerExampleTask
+from bert_tf.tasks.swag_data import NUM_CHOICES, read_swag
+
+SWAG_FILES = {"train": "train.csv", "dev": "val.csv", "test": "test.csv"}
 
 
 def build_multiple_choice_model(config, num_choices, seq_length):
@@ -50,3 +57,33 @@ def choices_dataset(examples, preprocessor, batch_size, is_training=False, seed=
         return features
 
     return dataset.map(pack, num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE)
+
+
+class SwagTask(LogitsPerExampleTask):
+    """The `Task` of run_swag.py: SWAG's CSV files in `data_dir`, four endings each.
+
+    Args:
+        data_dir: the folder of train.csv, val.csv and test.csv.
+        model_files, max_seq_length, do_lower_case: see `LogitsPerExampleTask`.
+    """
+
+    name = "swag"
+
+    def __init__(self, data_dir, model_files, max_seq_length, do_lower_case=True):
+        super().__init__(model_files, max_seq_length, do_lower_case)
+        self.data_dir = data_dir or ""
+
+    def read_split(self, split):
+        return read_swag(os.path.join(self.data_dir, SWAG_FILES[split]))
+
+    def build_model(self):
+        return build_multiple_choice_model(self.model_files.config, NUM_CHOICES,
+                                           self.max_seq_length)
+
+    def dataset(self, examples, batch_size, is_training, input_context=None, seed=None):
+        return choices_dataset(examples, self.preprocessor, batch_size, is_training, seed,
+                               input_context)
+
+    def export(self, model, output_dir):
+        """The original release folder (encoder + the choice scorer's `output_weights`)."""
+        export_original(model, self.model_files.config, self.model_files.vocab_file, output_dir)

@@ -8,11 +8,9 @@ functions; see `bert_tf.training.trainer`.
 from bert_tf.training.distribution import STRATEGIES, get_strategy, is_chief
 from bert_tf.training.objective import LossWeights, Objective, batch_loss
 from bert_tf.training.optimization import create_optimizer, learning_rate_schedule
-from bert_tf.training.pretraining_losses import pretraining_objective
 from bert_tf.training.trainer import NonFiniteLossError, Trainer
 
 __all__ = [
     "LossWeights", "NonFiniteLossError", "Objective", "STRATEGIES", "Trainer", "batch_loss",
     "create_optimizer", "get_strategy", "is_chief", "learning_rate_schedule",
-    "pretraining_objective",
 ]

@@ -4,7 +4,7 @@ The original trains with Adam plus decoupled weight decay 0.01 (beta1 0.9,
 beta2 0.999, epsilon 1e-6), no decay on LayerNorm and bias variables, a
 learning rate that rises linearly from 0 to its peak over the warmup steps
 and then follows `peak * (1 - step / num_train_steps)` down to 0, and
-gradients clipped to global norm 1.0 (REFERENCE.md section 4).
+gradients clipped to global norm 1.0 (docs/ORIGINAL_BEHAVIOUR.md).
 
 Here: `keras.optimizers.AdamW` (or `Lamb`), `PolynomialDecay` for the linear
 decay, a three-line warmup wrapper (Keras has no linear warmup in front of an

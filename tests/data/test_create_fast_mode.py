@@ -12,16 +12,16 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from bert_tf.data.documents import iter_text_documents, read_lines, tokenize_documents
+from bert_tf.data.documents import read_documents, tokenize_documents
 from bert_tf.data.instance_records import RecordMaker, RunSummary
 from bert_tf.data.line_tokenizer import LineTokenizer
 from bert_tf.data.pretraining_data import create_exact
-from bert_tf.data.pretraining_instances import InstanceConfig
+from bert_tf.data.pretraining_options import PretrainingDataOptions
 from bert_tf.data.sharded_pretraining_data import create_sharded, iter_shards, ordered_map
 from bert_tf.tokenization.vocab import load_vocab
 from tests_shared import shared_path
 
-CONFIG = InstanceConfig(dupe_factor=2)
+OPTIONS = PretrainingDataOptions(dupe_factor=2)
 SHARD_BYTES = 1_000_000
 
 
@@ -37,8 +37,8 @@ def _split_corpus(tmp_path, count):
 
 
 def _in_process_records(paths, vocab_file, shard_bytes, seed=12345):
-    tokenize, maker = LineTokenizer(vocab_file), RecordMaker(load_vocab(vocab_file), CONFIG)
-    return [maker.records(tokenize_documents(shard.documents, tokenize),
+    tokenize, maker = LineTokenizer(vocab_file), RecordMaker(load_vocab(vocab_file), OPTIONS)
+    return [maker.records(tokenize_documents(shard.documents, tokenize, OPTIONS.max_num_tokens),
                           random.Random(shard.seed(seed)), RunSummary())
             for shard in iter_shards(paths, shard_bytes)]
 
@@ -65,8 +65,8 @@ def fast_run(corpus, uncased_vocab_file, tmp_path_factory):
     """Fast mode on the real corpus with 2 workers, written to 3 files."""
     folder = tmp_path_factory.mktemp("fast")
     outputs = [str(folder / f"out{i}.tfrecord") for i in range(3)]
-    summary = create_sharded(corpus, outputs, uncased_vocab_file, True, CONFIG,
-                             num_workers=2, shard_bytes=SHARD_BYTES)
+    summary = create_sharded(corpus, outputs, uncased_vocab_file, OPTIONS, num_workers=2,
+                             shard_bytes=SHARD_BYTES)
     return summary, outputs
 
 
@@ -82,13 +82,13 @@ def test_output_is_the_shards_in_order_whatever_the_workers(fast_run, corpus,
 
 
 def _text_size(documents):
-    return sum(len(line) for document in documents for line in document)
+    return sum(len(line) for document in documents for line in document.sentences)
 
 
 def test_shards_deal_whole_documents_of_one_file(tmp_path):
     paths = _split_corpus(tmp_path, 2)
     for path in paths:
-        documents = list(iter_text_documents(read_lines(path)))
+        documents = list(read_documents([path]))
         # A file within one block: ceil(size / shard_bytes) shards, dealt round-robin.
         shards = list(iter_shards([path], 40_000))
         count = -(-_text_size(documents) // 40_000)
@@ -150,7 +150,7 @@ def test_same_distribution_as_exact_mode(fast_run, corpus, uncased_vocab_file, t
     # exact-mode runs with different seeds (measured over 12 seeds).
     vocab = load_vocab(uncased_vocab_file)
     exact = str(tmp_path / "exact.tfrecord")
-    create_exact(corpus, [exact], uncased_vocab_file, True, CONFIG)
+    create_exact(corpus, [exact], uncased_vocab_file, OPTIONS)
     fast = _statistics(fast_run[1], vocab)
     original = _statistics([exact], vocab)
     assert abs(fast["instances"] / original["instances"] - 1) < 0.022

@@ -10,7 +10,7 @@ import pytest
 import tensorflow as tf
 
 from bert_tf.data.pretraining_data import create_exact
-from bert_tf.data.pretraining_instances import InstanceConfig
+from bert_tf.data.pretraining_options import PretrainingDataOptions
 from tests_shared import shared_path
 
 
@@ -32,10 +32,10 @@ def _records(path):
 def test_matches_original_tool_record_for_record(text, golden, flags, uncased_vocab_file,
                                                  tmp_path):
     output = tmp_path / "out.tfrecord"
-    config = InstanceConfig(max_seq_length=128, max_predictions_per_seq=20,
-                            **{"dupe_factor": 10, **flags})
-    summary = create_exact([str(shared_path(*text))], [str(output)], uncased_vocab_file,
-                           do_lower_case=True, config=config, random_seed=12345)
+    options = PretrainingDataOptions(do_lower_case=True, max_seq_length=128,
+                                     max_predictions_per_seq=20, random_seed=12345,
+                                     **{"dupe_factor": 10, **flags})
+    summary = create_exact([str(shared_path(*text))], [str(output)], uncased_vocab_file, options)
     ours, theirs = _records(output), _records(shared_path("golden", golden))
     assert summary.num_instances == len(ours) == len(theirs)
     mismatched = [i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b]

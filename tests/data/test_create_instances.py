@@ -1,11 +1,13 @@
-"""Instance shaping follows the original's rules (REFERENCE.md section 3)."""
+"""Instance shaping follows the original's rules (docs/ORIGINAL_BEHAVIOUR.md)."""
 
 import random
 
 import pytest
 
 from bert_tf.data.masking import MaskedLmMasker
-from bert_tf.data.pretraining_instances import InstanceConfig, InstanceMaker, truncation_cuts
+from bert_tf.data.pair_truncation import kept_lengths, truncation_cuts
+from bert_tf.data.pretraining_instances import InstanceMaker
+from bert_tf.data.pretraining_options import PretrainingDataOptions
 
 VOCAB = {t: i for i, t in enumerate(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] +
                                     [f"w{i}" for i in range(1000)])}
@@ -13,9 +15,9 @@ CLS, SEP = VOCAB["[CLS]"], VOCAB["[SEP]"]
 
 
 def _maker(**flags):
-    config = InstanceConfig(**flags)
-    masker = MaskedLmMasker(VOCAB, config.masked_lm_prob, config.max_predictions_per_seq)
-    return InstanceMaker(config, masker, CLS, SEP)
+    options = PretrainingDataOptions(**flags)
+    masker = MaskedLmMasker(VOCAB, options.masked_lm_prob, options.max_predictions_per_seq)
+    return InstanceMaker(options, masker, CLS, SEP)
 
 
 def _documents(rng, count, sentences=(1, 30), words=(1, 40)):
@@ -40,6 +42,18 @@ def test_truncation_cuts_the_longer_side_and_b_on_a_tie():
                 assert kept_a - kept_b in (0, 1)
     assert sum(truncation_cuts(10, 10, 19, rng)[2:]) == 1
     assert sum(truncation_cuts(11, 10, 20, rng)[:2]) == 1
+
+
+def test_closed_form_keeps_what_the_loop_keeps():
+    # Every small case: the closed form shared with dynamic masking against
+    # the original's per-token loop.
+    rng = random.Random(6)
+    for len_a in range(1, 30):
+        for len_b in range(1, 30):
+            for limit in range(2, 30):
+                a_front, a_back, b_front, b_back = truncation_cuts(len_a, len_b, limit, rng)
+                assert kept_lengths(len_a, len_b, limit) == (
+                    len_a - a_front - a_back, len_b - b_front - b_back), (len_a, len_b, limit)
 
 
 def test_layout_segments_and_lengths():
@@ -107,6 +121,6 @@ def test_short_sequence_target_rate():
     ({"short_seq_prob": 1.5}, "short_seq_prob"),
     ({"dupe_factor": 0}, "dupe_factor"),
 ])
-def test_config_rejects_impossible_flags(flags, message):
+def test_options_reject_impossible_flags(flags, message):
     with pytest.raises(ValueError, match=message):
-        InstanceConfig(**flags)
+        PretrainingDataOptions(**flags)

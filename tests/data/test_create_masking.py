@@ -1,4 +1,4 @@
-"""Masked-LM selection follows the original's rules (REFERENCE.md section 3)."""
+"""Masked-LM selection follows the original's rules (docs/ORIGINAL_BEHAVIOUR.md)."""
 
 import random
 

@@ -13,7 +13,7 @@ import pytest
 import tensorflow as tf
 
 from bert_tf.data.pretraining_data import create_exact
-from bert_tf.data.pretraining_instances import InstanceConfig
+from bert_tf.data.pretraining_options import PretrainingDataOptions
 from bert_tf.tokenization.vocab import load_vocab
 from tests_shared import shared_path
 
@@ -40,8 +40,8 @@ def vocab(uncased_vocab_file):
 
 def _make(tmp_path_factory, vocab_file, text, **flags):
     output = tmp_path_factory.mktemp("records") / "out.tfrecord"
-    create_exact([str(text)], [str(output)], vocab_file, True,
-                 InstanceConfig(max_seq_length=SEQ, max_predictions_per_seq=PRED, **flags))
+    create_exact([str(text)], [str(output)], vocab_file,
+                 PretrainingDataOptions(max_seq_length=SEQ, max_predictions_per_seq=PRED, **flags))
     return read_records(output)
 
 
@@ -138,7 +138,7 @@ def test_whole_words_masked_whole(whole_word, vocab):
 
 def test_next_sentence_coin_is_fair(tmp_path_factory, uncased_vocab_file):
     # One-sentence chunks always take a random next: document ends, and
-    # sentences as long as the target (REFERENCE.md). Joining the corpus into
+    # sentences as long as the target (docs/ORIGINAL_BEHAVIOUR.md). Joining the corpus into
     # 4 long documents of sentences under 300 characters, with full-length
     # targets, leaves only the coin.
     lines = [l.strip() for l in

@@ -1,6 +1,6 @@
 """Dynamic masking over real corpus text.
 
-Statistics are held against the original's rules (REFERENCE.md section 3);
+Statistics are held against the original's rules (docs/ORIGINAL_BEHAVIOUR.md);
 pairs are checked against the corpus as tokenized by HuggingFace's
 `BertTokenizer` (the slow one, which mirrors the original's algorithm).
 """
@@ -17,8 +17,10 @@ from bert_tf.data import dynamic_pairs
 from bert_tf.data import readers
 from bert_tf.data.dynamic_masker import DynamicMasker
 from bert_tf.data.dynamic_masking import dynamic_pretraining_dataset
+from bert_tf.data.pretraining_options import PretrainingDataOptions
 
 SEQ, PRED = 128, 20
+OPTIONS = PretrainingDataOptions(max_seq_length=SEQ, max_predictions_per_seq=PRED)
 CLS, SEP, MASK = 101, 102, 103
 
 
@@ -49,7 +51,7 @@ def corpus_part(tmp_path_factory):
 @pytest.fixture(scope="module")
 def training(corpus_part, uncased_vocab_file):
     """The training pipeline over the corpus part, and 10240 of its pairs."""
-    ds = dynamic_pretraining_dataset(corpus_part, uncased_vocab_file, SEQ, PRED,
+    ds = dynamic_pretraining_dataset(corpus_part, uncased_vocab_file, OPTIONS,
                                      batch_size=64, is_training=True, seed=7)
     return ds, _rows(ds, 160)  # about three passes over the text
 
@@ -189,9 +191,10 @@ def test_fresh_masks_every_epoch(training_rows):
 @pytest.fixture(scope="module")
 def whole_word_eval(corpus_part, uncased_vocab_file):
     """A seeded evaluation pass with whole-word masking, and its first 1280 pairs."""
-    ds = dynamic_pretraining_dataset(corpus_part, uncased_vocab_file, SEQ, PRED,
-                                     batch_size=64, is_training=False,
-                                     whole_word_mask=True, seed=2)
+    options = PretrainingDataOptions(max_seq_length=SEQ, max_predictions_per_seq=PRED,
+                                     do_whole_word_mask=True)
+    ds = dynamic_pretraining_dataset(corpus_part, uncased_vocab_file, options,
+                                     batch_size=64, is_training=False, seed=2)
     return ds, _rows(ds, 20)
 
 
@@ -237,7 +240,7 @@ def test_trimming_follows_the_original_loop():
     fronts, cuts = 0, 0
     for row in range(2000):
         keep_a, keep_b = int(la[row]), int(lb[row])
-        while keep_a + keep_b > 125:  # REFERENCE.md: trim the longer, B on ties
+        while keep_a + keep_b > 125:  # the original: trim the longer, B on ties
             if keep_a > keep_b:
                 keep_a -= 1
             else:
@@ -258,7 +261,7 @@ def test_trimming_follows_the_original_loop():
 def test_masker_groups_and_skips_whole_words(prob, outcomes):
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "##b", "c"]
     masker = DynamicMasker(vocab, masked_lm_prob=prob, max_predictions_per_seq=4,
-                           whole_word_mask=True)
+                           do_whole_word_mask=True)
     ids = tf.constant([[2, 5, 6, 6, 3, 7, 3, 0]] * 200)  # [CLS] a ##b ##b [SEP] c [SEP]
     out = {k: v.numpy() for k, v in masker(ids, tf.cast(ids > 0, tf.int32),
                                            tf.constant([0, 1])).items()}
@@ -274,12 +277,19 @@ def test_masker_groups_and_skips_whole_words(prob, outcomes):
 def test_bad_inputs_are_named(tmp_path, uncased_vocab_file):
     with pytest.raises(ValueError, match="nothing-here"):
         dynamic_pretraining_dataset(str(tmp_path / "nothing-here*.txt"), uncased_vocab_file,
-                                    SEQ, PRED, 8, True)
+                                    OPTIONS, 8, True)
     bad_vocab = tmp_path / "vocab.txt"
     bad_vocab.write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\nhello\n")
     with pytest.raises(ValueError, match=r"vocab.txt.*\[MASK\]"):
         dynamic_pretraining_dataset(str(shared_path("corpus", "sample_text.txt")),
-                                    str(bad_vocab), SEQ, PRED, 8, True)
+                                    str(bad_vocab), OPTIONS, 8, True)
     with pytest.raises(ValueError, match="max_predictions_per_seq"):
-        dynamic_pretraining_dataset(str(shared_path("corpus", "sample_text.txt")),
-                                    uncased_vocab_file, 16, 20, 8, True)
+        dynamic_pretraining_dataset(
+            str(shared_path("corpus", "sample_text.txt")), uncased_vocab_file,
+            PretrainingDataOptions(max_seq_length=16, max_predictions_per_seq=20), 8, True)
+    # The reader of the static modes, with its checks: no binary file passes for text.
+    records = tmp_path / "out.tfrecord"
+    records.write_bytes(shared_path("golden", "sample_text_seed12345_dupe10.tfrecord").read_bytes())
+    with pytest.raises(ValueError, match="out.tfrecord: not a text file"):
+        dynamic_pretraining_dataset(f"{shared_path('corpus', 'sample_text.txt')},{tmp_path}/*",
+                                    uncased_vocab_file, OPTIONS, 8, True)

@@ -5,6 +5,7 @@ vocabulary keeps each run to seconds; the learning itself is shown with real
 weights in bench/ and docs/RESULTS.md.
 """
 
+import importlib.util
 import re
 import subprocess
 import sys
@@ -40,7 +41,7 @@ def test_mrpc_train_eval_predict(tmp_path):
     assert "step 3/3" in result.stderr  # 24 examples / batch 8, one epoch
     results = dict(line.split(" = ") for line in
                    (tmp_path / "out" / "eval_results.txt").read_text().splitlines())
-    assert set(results) == {"eval_accuracy", "eval_f1", "eval_loss", "global_step"}
+    assert set(results) == {"eval_accuracy", "eval_f1", "eval_loss", "loss", "global_step"}
     assert results["global_step"] == "3"
     rows = (tmp_path / "out" / "test_results.tsv").read_text().splitlines()
     assert len(rows) == 24
@@ -55,26 +56,22 @@ def test_mrpc_train_eval_predict(tmp_path):
     assert abs(float(probabilities["1"]) - expected[1]) < 1e-3
 
 
-def test_sts_b_regression(tmp_path):
-    data = _subset(tmp_path, "STS-B", 16, files=("train.tsv", "dev.tsv"))
-    result = _classifier(tmp_path, "--task_name=STS-B", f"--data_dir={data}", "--do_train",
-                         "--do_eval", "--num_train_epochs=1")
-    assert result.returncode == 0, result.stderr[-3000:]
-    text = (tmp_path / "out" / "eval_results.txt").read_text()
-    assert "eval_pearson = " in text and "eval_spearman = " in text
-
-
 def test_tfds_dataset_built_from_local_files(tmp_path):
-    source = _subset(tmp_path, "SST-2", 16, files=("train.tsv", "dev.tsv"))
+    from bert_tf.tasks import runner
+    from bert_tf.tasks.classification import ClassificationTask
+    from bert_tf.tasks.tfds_data import TfdsTask
+    from tasks.task_runs import glue_subset, quick_options, tiny_model_files
+    source = glue_subset(tmp_path, "SST-2", 16, files=("train.tsv", "dev.tsv"))
     builder = REPO / "tests" / "scripts" / "tiny_tfds_builder.py"
     built = subprocess.run([sys.executable, str(builder), str(source), str(tmp_path / "tfds")],
                            capture_output=True, text=True, timeout=300)
     assert built.returncode == 0, built.stderr[-3000:]
-    result = _classifier(tmp_path, "--tfds_name=tiny_sst", f"--tfds_data_dir={tmp_path / 'tfds'}",
-                         "--do_train", "--do_eval", "--num_train_epochs=1")
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert "tiny_sst train: 16 examples" in result.stderr
-    assert "eval_accuracy = " in (tmp_path / "out" / "eval_results.txt").read_text()
+    spec = importlib.util.spec_from_file_location("tiny_tfds_builder", builder)
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))  # registers the builder
+    task = ClassificationTask(TfdsTask("tiny_sst", str(tmp_path / "tfds")), None,
+                              tiny_model_files(), max_seq_length=32)
+    results = runner.run(task, quick_options(tmp_path / "out", do_train=True, do_eval=True))
+    assert results["global_step"] == 2 and 0 <= results["eval_accuracy"] <= 1
 
 
 @pytest.mark.parametrize("bad_row,message", [
@@ -86,13 +83,21 @@ def test_bad_rows_fail_before_training(tmp_path, bad_row, message):
     with open(data / "train.tsv", "a", encoding="utf-8") as f:
         f.write(bad_row + "\n")
     result = _classifier(tmp_path, "--task_name=MRPC", f"--data_dir={data}", "--do_train")
-    assert result.returncode != 0
-    assert re.search(message, result.stderr)
+    assert result.returncode == 1
+    last = result.stderr.strip().splitlines()[-1]
+    assert re.search(message, last) and last.startswith("run_classifier: error: ")
+    assert "Traceback" not in result.stderr
     assert "training " not in result.stderr and not (tmp_path / "out").exists()
+    verbose = _classifier(tmp_path, "--task_name=MRPC", f"--data_dir={data}", "--do_train",
+                          "--verbose")
+    assert verbose.returncode == 1 and "Traceback" in verbose.stderr
 
 
-def test_max_seq_length_above_positions(tmp_path):
-    result = _classifier(tmp_path, "--task_name=MRPC", "--data_dir=unused", "--do_train",
-                         "--max_seq_length=512")
-    assert result.returncode != 0
-    assert "--max_seq_length=512 exceeds the model's max_position_embeddings 128" in result.stderr
+@pytest.mark.parametrize("flag,message", [
+    ("--max_seq_length=512", "--max_seq_length=512 exceeds the model's max_position_embeddings"),
+    ("--max_seq_length=2", "flag --max_seq_length=2"),
+])
+def test_usage_errors_exit_2_with_one_line(tmp_path, flag, message):
+    result = _classifier(tmp_path, "--task_name=MRPC", "--data_dir=unused", "--do_train", flag)
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert message in result.stderr and "Traceback" not in result.stderr

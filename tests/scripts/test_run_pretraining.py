@@ -143,5 +143,5 @@ def test_bad_flags_are_named(tmp_path):
         p.communicate(timeout=300) for p in runs]
     assert all(run.returncode != 0 for run in runs)
     assert "--input_file: input pattern '/nonexistent/*.tfrecord' matches no file" in missing_err
-    assert "At least one of `do_train` or `do_eval` must be True." in neither_err
+    assert "At least one of `do_train`, `do_eval` or `do_predict` must be True." in neither_err
     assert "--dynamic_masking needs --vocab_file" in no_vocab_err

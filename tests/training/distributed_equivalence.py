@@ -28,7 +28,7 @@ import numpy as np  # noqa: E402
 from bert_tf.config import BertConfig  # noqa: E402
 from bert_tf.data import readers  # noqa: E402
 from bert_tf.modeling.pretrainer import BertPretrainer  # noqa: E402
-from bert_tf.training.pretraining_losses import pretraining_objective  # noqa: E402
+from bert_tf.tasks.pretraining_objective import pretraining_objective  # noqa: E402
 from bert_tf.training.trainer import Trainer  # noqa: E402
 
 RECORDS = sys.argv[1]

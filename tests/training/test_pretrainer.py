@@ -7,7 +7,7 @@ import pytest
 from bert_tf.checkpoints import tf1_variable_map
 from bert_tf.data import readers
 from bert_tf.modeling.pretrainer import BertPretrainer
-from bert_tf.training.pretraining_inputs import left_to_right_batch
+from bert_tf.tasks.pretraining_inputs import left_to_right_batch
 from tests_shared import random_inputs, shared_path
 
 

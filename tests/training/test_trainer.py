@@ -13,8 +13,8 @@ from bert_tf.modeling.pretrainer import BertPretrainer
 from bert_tf.training import precision
 from bert_tf.training.objective import batch_loss
 from bert_tf.training.optimization import create_optimizer
-from bert_tf.training.pretraining_inputs import left_to_right_batch
-from bert_tf.training.pretraining_losses import pretraining_objective
+from bert_tf.tasks.pretraining_inputs import left_to_right_batch
+from bert_tf.tasks.pretraining_objective import pretraining_objective
 from bert_tf.training.summaries import write_eval_results
 from bert_tf.training.trainer import NonFiniteLossError, Trainer
 

@@ -4,7 +4,7 @@
 `strategy.distribute_datasets_from_function` take: a function of a
 `tf.distribute.InputContext` giving that input pipeline's batches. The
 batches come from the TFRecords of `create_pretraining_data.py`, or, with
-`DynamicMasking` options, from raw text masked afresh while training
+`PretrainingDataOptions`, from raw text masked afresh while training
 (`bert_tf.data.dynamic_masking`); both give the same features dict.
 
 For the paper's "LTR & No NSP" model the same records serve a left-to-right
@@ -14,8 +14,6 @@ every position t, the token at t + 1. The masked-LM head and loss are then
 used unchanged, with one prediction per real next token.
 """
 
-import dataclasses
-
 import tensorflow as tf
 
 from bert_tf.data import readers
@@ -24,21 +22,6 @@ from bert_tf.data.dynamic_masking import dynamic_pretraining_dataset
 # Dynamic masking's evaluation pass draws its pairs and masks from this seed,
 # so that every evaluation of a run sees the same batches.
 DYNAMIC_EVAL_SEED = 12345
-
-
-@dataclasses.dataclass(frozen=True)
-class DynamicMasking:
-    """How raw text is turned into pretraining batches while training.
-
-    The fields have the meaning of `create_pretraining_data.py`'s flags of
-    the same names.
-    """
-
-    vocab_file: str
-    do_lower_case: bool = True
-    masked_lm_prob: float = 0.15
-    short_seq_prob: float = 0.1
-    do_whole_word_mask: bool = False
 
 
 def left_to_right_batch(batch):
@@ -80,7 +63,8 @@ def left_to_right_batch(batch):
 
 
 def pretraining_dataset_fn(input_files, seq_length, max_predictions_per_seq, batch_size,
-                           is_training, causal=False, seed=None, dynamic_masking=None):
+                           is_training, causal=False, seed=None, dynamic_masking=None,
+                           vocab_file=None):
     """An input function over pretraining TFRecords (or raw text) for `Trainer`.
 
     Args:
@@ -94,12 +78,20 @@ def pretraining_dataset_fn(input_files, seq_length, max_predictions_per_seq, bat
         causal: yield left-to-right batches (see `left_to_right_batch`).
         seed: seed of the shuffles (None: fresh each run; an evaluation
             pass with dynamic masking uses `DYNAMIC_EVAL_SEED`).
-        dynamic_masking: a `DynamicMasking`, to pair and mask raw text in
-            tf.data instead of reading masked records.
+        dynamic_masking: `PretrainingDataOptions` (the same object
+            `create_pretraining_data.py` takes), to pair and mask raw text in
+            tf.data instead of reading masked records; its lengths must be
+            `seq_length` and `max_predictions_per_seq`.
+        vocab_file: the WordPiece vocabulary, with `dynamic_masking`.
 
     Returns:
         `input_context -> tf.data.Dataset`.
     """
+    if dynamic_masking is not None:
+        lengths = (dynamic_masking.max_seq_length, dynamic_masking.max_predictions_per_seq)
+        if lengths != (seq_length, max_predictions_per_seq):
+            raise ValueError(f"dynamic_masking makes examples of lengths {lengths}, not "
+                             f"{(seq_length, max_predictions_per_seq)}")
 
     def dataset_fn(input_context=None):
         if dynamic_masking is None:
@@ -108,11 +100,7 @@ def pretraining_dataset_fn(input_files, seq_length, max_predictions_per_seq, bat
                 input_context=input_context, seed=seed)
         else:
             dataset = dynamic_pretraining_dataset(
-                input_files, dynamic_masking.vocab_file, seq_length, max_predictions_per_seq,
-                batch_size, is_training, lower_case=dynamic_masking.do_lower_case,
-                masked_lm_prob=dynamic_masking.masked_lm_prob,
-                short_seq_prob=dynamic_masking.short_seq_prob,
-                whole_word_mask=dynamic_masking.do_whole_word_mask,
+                input_files, vocab_file, dynamic_masking, batch_size, is_training,
                 input_context=input_context,
                 seed=seed if is_training or seed is not None else DYNAMIC_EVAL_SEED)
         if causal:

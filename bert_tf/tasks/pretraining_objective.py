@@ -12,6 +12,7 @@ Metrics, named and defined as in the original's `eval_results.txt`:
 
 from keras import ops
 
+from bert_tf.tasks.losses import correct, cross_entropy
 from bert_tf.training.objective import LossWeights, Objective
 
 MASKED_LM_EPSILON = 1e-5
@@ -19,25 +20,14 @@ MASKED_LM_METRICS = ("masked_lm_accuracy", "masked_lm_loss")
 NEXT_SENTENCE_METRICS = ("next_sentence_accuracy", "next_sentence_loss")
 
 
-def _nll(logits, labels):
-    # The fused softmax cross-entropy: half the time of log_softmax + gather.
-    return ops.sparse_categorical_crossentropy(ops.cast(labels, "int32"),
-                                               ops.cast(logits, "float32"), from_logits=True)
-
-
-def _correct(logits, labels):
-    predictions = ops.cast(ops.argmax(logits, axis=-1), "int32")
-    return ops.cast(predictions == ops.cast(labels, "int32"), "float32")
-
-
 def masked_lm_losses(logits, masked_lm_ids):
     """Per-prediction negative log-likelihood, `[B, P]` float32."""
-    return _nll(logits, masked_lm_ids)
+    return cross_entropy(logits, masked_lm_ids)
 
 
 def next_sentence_losses(logits, next_sentence_labels):
     """Per-example cross-entropy, `[B]` float32 (labels `[B, 1]` or `[B]`)."""
-    return _nll(logits, ops.reshape(next_sentence_labels, (-1,)))
+    return cross_entropy(logits, ops.reshape(next_sentence_labels, (-1,)))
 
 
 def pretraining_objective(nsp=True):
@@ -80,14 +70,14 @@ def pretraining_objective(nsp=True):
         weights = ops.cast(batch["masked_lm_weights"], "float32")
         count = ops.sum(weights)
         metrics = {
-            "masked_lm_accuracy": (ops.sum(weights * _correct(logits, ids)), count),
+            "masked_lm_accuracy": (ops.sum(weights * correct(logits, ids)), count),
             "masked_lm_loss": (ops.sum(weights * masked_lm_losses(logits, ids)), count),
         }
         if nsp:
             logits = outputs["next_sentence_logits"]
             labels = ops.reshape(batch["next_sentence_labels"], (-1,))
             examples = ops.cast(ops.shape(labels)[0], "float32")
-            metrics["next_sentence_accuracy"] = (ops.sum(_correct(logits, labels)), examples)
+            metrics["next_sentence_accuracy"] = (ops.sum(correct(logits, labels)), examples)
             metrics["next_sentence_loss"] = (
                 ops.sum(next_sentence_losses(logits, labels)), examples)
         return metrics

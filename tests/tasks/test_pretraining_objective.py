@@ -15,7 +15,7 @@ from bert_tf.config import BertConfig
 from bert_tf.data import readers
 from bert_tf.modeling.pretrainer import BertPretrainer
 from bert_tf.training.objective import batch_loss, metric_values
-from bert_tf.training.pretraining_losses import pretraining_objective
+from bert_tf.tasks.pretraining_objective import pretraining_objective
 from tests_shared import shared_path
 
 CONFIG = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,

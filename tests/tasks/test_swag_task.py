@@ -7,7 +7,6 @@ import numpy as np
 from bert_tf.config import BertConfig
 from bert_tf.tasks.multiple_choice import build_multiple_choice_model
 from bert_tf.tasks.swag_data import read_swag
-from tests_shared import run_script, shared_path, write_tiny_bert_config
 
 HEADER = ["video-id", "fold-ind", "startphrase", "sent1", "sent2", "gold-source",
           "ending0", "ending1", "ending2", "ending3", "label"]
@@ -49,31 +48,42 @@ def test_reader_errors_name_file_and_line(tmp_path):
         read_swag(str(tmp_path / "val.csv"))
 
 
-def test_model_scores_each_choice(tiny_config):
+def test_each_choice_gets_its_own_sequence_score(tiny_config):
+    """Distinct choices: logits[b, c] is the score of example b's choice c alone."""
     model = build_multiple_choice_model(tiny_config, num_choices=4, seq_length=8)
-    ids = np.ones((2, 4, 8), "int32")
-    logits = model({"input_ids": ids, "input_mask": ids, "segment_ids": 0 * ids})
-    assert logits.shape == (2, 4)
-    # The same sequence in every choice gets the same score.
-    np.testing.assert_allclose(np.asarray(logits)[:, 0:1] * np.ones((1, 4)), logits, atol=1e-6)
+    rng = np.random.default_rng(0)
+    ids = rng.integers(1, tiny_config.vocab_size, (3, 4, 8)).astype("int32")
+    mask = np.ones_like(ids)
+    mask[:, :, 6:] = rng.integers(0, 2, (3, 4, 2))
+    segments = np.zeros_like(ids)
+    logits = np.asarray(model({"input_ids": ids, "input_mask": mask, "segment_ids": segments}))
+    encoder, head = model.get_layer("bert_encoder"), model.get_layer("classifier")
+    for b in range(3):
+        for c in range(4):
+            single = {"input_ids": ids[b, c][None], "input_mask": mask[b, c][None],
+                      "segment_ids": segments[b, c][None]}
+            score = np.asarray(head(encoder(single)["pooled_output"]))[0, 0]
+            np.testing.assert_allclose(logits[b, c], score, rtol=1e-5, atol=1e-6)
+    assert np.ptp(logits) > 1e-4  # the choices differ, so a mix-up would show
 
 
 def test_run_swag_end_to_end(tmp_path):
+    """In-process through the runner flow: train, evaluate, predict, export."""
+    from bert_tf.tasks import runner
+    from bert_tf.tasks.multiple_choice import SwagTask
+    from tasks.task_runs import quick_options, tiny_model_files
     # Shuffle endings so the gold index varies.
     rows = [(s1, s2, endings[i:] + endings[:i], (4 - i) % 4)
             for i, (s1, s2, endings, _) in enumerate(SCENES * 2)]
     for name in ("train.csv", "val.csv"):
         _write(tmp_path / name, rows)
     _write(tmp_path / "test.csv", rows, labelled=False)
-    result = run_script(
-        "run_swag.py", f"--bert_config_file={write_tiny_bert_config(tmp_path / 'c.json')}",
-        f"--vocab_file={shared_path('vocab', 'bert-base-uncased-vocab.txt')}",
-        f"--data_dir={tmp_path}", f"--output_dir={tmp_path / 'out'}", "--max_seq_length=24",
-        "--train_batch_size=4", "--eval_batch_size=4", "--predict_batch_size=4",
-        "--num_train_epochs=1", "--do_train", "--do_eval", "--do_predict",
-        "--steps_per_execution=1")
-    assert result.returncode == 0, result.stderr[-3000:]
-    text = (tmp_path / "out" / "eval_results.txt").read_text()
-    assert "eval_accuracy = " in text and "global_step = 2" in text
+    task = SwagTask(str(tmp_path), tiny_model_files(), max_seq_length=24)
+    results = runner.run(task, quick_options(tmp_path / "out", train_batch_size=4,
+                                             eval_batch_size=4, predict_batch_size=4,
+                                             do_train=True, do_eval=True, do_predict=True))
+    assert results["global_step"] == 2
+    assert {"eval_accuracy", "eval_loss", "loss"} <= set(results)
     rows = (tmp_path / "out" / "test_results.tsv").read_text().splitlines()
     assert len(rows) == 8 and all(len(r.split("\t")) == 4 for r in rows)
+    assert (tmp_path / "out" / "bert_model.ckpt.index").exists()

@@ -1,0 +1,139 @@
+"""Which files a pretraining-data run reads and writes, checked before any work.
+
+* `expand_input_patterns`: the one reading of an `--input_file` flag, for
+  text and TFRecord inputs alike: a comma list of paths or globs.
+* `check_text_file`: refuses a file that is not text (a TFRecord, this
+  tool's own earlier output, an archive, random bytes) rather than letting
+  its bytes pass for sentences.
+* `check_outputs_apart`: refuses an output path that is an input or the
+  vocabulary, so that no run ever writes over what it reads.
+"""
+
+import codecs
+import os
+from typing import List, Mapping, Sequence, Union
+
+import tensorflow as tf
+
+# Bytes read from the start of a file to tell text from binary data.
+SNIFF_BYTES = 8192
+# Share of undecodable bytes in that head above which a file is not UTF-8
+# text: text in another 8-bit encoding loses a few percent of its bytes (and
+# is read with a warning per line), binary data most of them.
+_MAX_UNDECODABLE_SHARE = 0.1
+
+
+def expand_input_patterns(input_patterns: Union[str, Sequence[str]]) -> List[str]:
+    """Files matched by a comma list (or a list) of paths and globs.
+
+    The list keeps its order and each glob's matches come in
+    `tf.io.gfile.glob` order, as in the original tool: document order
+    decides which random draws each document gets.
+
+    Raises:
+      ValueError: naming the first pattern that matches no file.
+
+    Example:
+      >>> import tempfile
+      >>> folder = tempfile.mkdtemp()
+      >>> for name in ("b.txt", "a.txt"):
+      ...     _ = open(os.path.join(folder, name), "w").write("text\\n")
+      >>> files = expand_input_patterns(f"{folder}/b.txt, {folder}/a*")
+      >>> [os.path.basename(f) for f in files]
+      ['b.txt', 'a.txt']
+      >>> expand_input_patterns(f"{folder}/c*")  # doctest: +ELLIPSIS
+      Traceback (most recent call last):
+      ...
+      ValueError: input pattern '.../c*' matches no file
+    """
+    if isinstance(input_patterns, str):
+        input_patterns = input_patterns.split(",")
+    patterns = [p.strip() for p in input_patterns if p.strip()]
+    if not patterns:
+        raise ValueError("no input file pattern given")
+    files = []
+    for pattern in patterns:
+        matched = tf.io.gfile.glob(pattern)
+        if not matched:
+            raise ValueError(f"input pattern {pattern!r} matches no file")
+        files.extend(matched)
+    return files
+
+
+def check_text_file(path: str) -> None:
+    """Fails, naming the file, unless its first `SNIFF_BYTES` look like text.
+
+    A NUL byte, or more than a tenth of the bytes undecodable as UTF-8,
+    marks binary data: TFRecords (so a glob that also matches the tool's
+    own output), compressed files, random bytes.
+
+    Raises:
+      ValueError: the file is not text.
+      OSError: the file cannot be read.
+
+    Example:
+      >>> import tempfile
+      >>> path = os.path.join(tempfile.mkdtemp(), "records.tfrecord")
+      >>> _ = open(path, "wb").write(b"\\x1e\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x9a\\x03")
+      >>> check_text_file(path)  # doctest: +ELLIPSIS
+      Traceback (most recent call last):
+      ...
+      ValueError: .../records.tfrecord: not a text file (a NUL byte at offset 1); is it a TFRecord, compressed or other binary file, or UTF-16 text?
+    """
+    try:
+        with tf.io.gfile.GFile(path, "rb") as reader:
+            head = reader.read(SNIFF_BYTES)
+    except tf.errors.OpError as error:
+        raise OSError(f"cannot read input file {path}: {error.message}") from None
+    nul = head.find(b"\x00")
+    if nul >= 0:
+        raise ValueError(f"{path}: not a text file (a NUL byte at offset {nul}); is it a "
+                         "TFRecord, compressed or other binary file, or UTF-16 text?")
+    decoder = codecs.getincrementaldecoder("utf-8")("ignore")
+    text = decoder.decode(head, final=len(head) < SNIFF_BYTES)
+    undecodable = len(head) - len(text.encode("utf-8")) - len(decoder.getstate()[0])
+    if undecodable > _MAX_UNDECODABLE_SHARE * len(head):
+        raise ValueError(f"{path}: not UTF-8 text ({undecodable} of its first {len(head)} "
+                         "bytes are not UTF-8); is it a binary file or in another encoding?")
+
+
+def _identity(path: str) -> tuple:
+    """What makes two paths the same file: its inode if it exists, else its real path."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return ("path", os.path.realpath(path))
+    return ("inode", stat.st_dev, stat.st_ino)
+
+
+def check_outputs_apart(output_files: Sequence[str],
+                        read_files: Mapping[str, Sequence[str]]) -> None:
+    """Fails if an output file is one of the files read (links included).
+
+    Args:
+      output_files: paths about to be written.
+      read_files: {flag name: its files}, e.g. {"input_file": [...],
+        "vocab_file": [...]}.
+
+    Raises:
+      ValueError: naming the output, the flag and the file it would overwrite.
+
+    Example:
+      >>> import tempfile
+      >>> text = os.path.join(tempfile.mkdtemp(), "corpus.txt")
+      >>> _ = open(text, "w").write("text\\n")
+      >>> check_outputs_apart([text + ".tfrecord"], {"input_file": [text]})
+      >>> check_outputs_apart([text], {"input_file": [text]})  # doctest: +ELLIPSIS
+      Traceback (most recent call last):
+      ...
+      ValueError: output_file .../corpus.txt is the input_file .../corpus.txt: refusing to write over a file the run reads
+    """
+    read = {}
+    for flag, paths in read_files.items():
+        for path in paths:
+            read.setdefault(_identity(path), (flag, path))
+    for output in output_files:
+        if _identity(output) in read:
+            flag, path = read[_identity(output)]
+            raise ValueError(f"output_file {output} is the {flag} {path}: refusing to write "
+                             "over a file the run reads")

@@ -1,0 +1,68 @@
+"""The one error policy and entry point of every script.
+
+Expected failures (a bad flag, file, data or checkpoint: `ValueError`,
+`OSError`, a non-finite loss, corrupt data) print one line that names the
+flag, file or line, without a traceback; `--verbose` adds the traceback.
+Exit codes: 2 for usage errors (flags that cannot work, including flag
+parsing), 1 for everything else that went wrong, 0 on success.
+"""
+
+import sys
+import traceback
+
+import tensorflow as tf
+from absl import app, flags
+
+from bert_tf.errors import UsageError
+from bert_tf.training.trainer import NonFiniteLossError
+
+FLAGS = flags.FLAGS
+flags.DEFINE_bool("verbose", False, "Show the full traceback of errors.")
+
+USAGE_EXIT_CODE = 2
+ERROR_EXIT_CODE = 1
+# What a user can fix; anything else is a bug and keeps its traceback.
+EXPECTED_ERRORS = (ValueError, OSError, NonFiniteLossError, tf.errors.DataLossError,
+                   tf.errors.NotFoundError)
+
+
+def _fail(program, error, exit_code):
+    if FLAGS.is_parsed() and FLAGS.verbose:
+        traceback.print_exception(error)
+    message = getattr(error, "message", None) or str(error) or type(error).__name__
+    sys.stderr.write(f"{program}: error: {message}\n")
+    sys.exit(exit_code)
+
+
+def _parse_flags(program):
+    def parse(argv):
+        try:
+            return FLAGS(argv)
+        except flags.Error as error:
+            sys.stderr.write(f"{program}: error: {error}\n(--helpfull lists every flag)\n")
+            sys.exit(USAGE_EXIT_CODE)
+    return parse
+
+
+def run_main(run, program, required=()):
+    """Parses the flags and calls `run()` under the error policy (never returns).
+
+    Args:
+        run: the script's work, a function of no arguments reading `FLAGS`.
+        program: the name in error messages, e.g. "run_classifier".
+        required: flags that must be given.
+    """
+    flags.mark_flags_as_required(list(required))
+
+    def main(argv):
+        if len(argv) > 1:
+            _fail(program, UsageError(f"unexpected arguments: {' '.join(argv[1:])}"),
+                  USAGE_EXIT_CODE)
+        try:
+            run()
+        except (UsageError, app.UsageError) as error:
+            _fail(program, error, USAGE_EXIT_CODE)
+        except EXPECTED_ERRORS as error:
+            _fail(program, error, ERROR_EXIT_CODE)
+
+    app.run(main, flags_parser=_parse_flags(program))

@@ -1,0 +1,121 @@
+"""The flags the training runners share, with the original's names and defaults.
+
+`define_model_flags` (config, vocabulary, checkpoint, casing, length),
+`define_phase_flags` (data, phases, batch sizes, learning rate, epochs) and
+`define_runtime_flags` (where and how fast: the original's TPU flags plus the
+strategy, mixed precision, XLA, accumulation, the optimizer, `--export_dir`)
+are defined by each script at import. `run_options` and `model_files` turn
+parsed flags into the explicit objects the runner flow takes; nothing below
+the scripts reads `FLAGS`.
+"""
+
+from absl import flags
+
+from bert_tf.tasks.model_files import resolve_model_files
+from bert_tf.tasks.run_options import RunOptions
+from bert_tf.training import distribution, precision
+from bert_tf.training.optimization import OPTIMIZERS
+
+
+def require_positive(name):
+    """Registers a parse-time check that flag `name` is above 0."""
+    flags.register_validator(name, lambda value: value is None or value > 0,
+                             message=f"--{name} must be positive")
+
+
+def define_model_flags(max_seq_length=128):
+    """`bert_config_file`, `vocab_file`, `init_checkpoint`, `do_lower_case`, `max_seq_length`."""
+    flags.DEFINE_string("bert_config_file", None, "bert_config.json of the pretrained model "
+                        "(default: the one beside --init_checkpoint).")
+    flags.DEFINE_string("vocab_file", None, "The vocabulary file the model was trained on "
+                        "(default: vocab.txt beside --init_checkpoint).")
+    flags.DEFINE_string("init_checkpoint", None, "Pretrained weights: an original BERT "
+                        "checkpoint, a HuggingFace safetensors folder, or ours.")
+    flags.DEFINE_bool("do_lower_case", True, "Lower-case the input (uncased models).")
+    flags.DEFINE_integer("max_seq_length", max_seq_length, "Sequence length after WordPiece; "
+                         "longer inputs are truncated, shorter ones padded.", lower_bound=3)
+
+
+def define_phase_flags(learning_rate=5e-5, train_batch_size=32):
+    """The original fine-tuning runners' data, phase and hyper-parameter flags."""
+    flags.DEFINE_string("data_dir", None, "The input data dir.")
+    flags.DEFINE_string("output_dir", None, "Where checkpoints, summaries and results go.")
+    flags.DEFINE_bool("do_train", False, "Whether to run training.")
+    flags.DEFINE_bool("do_eval", False, "Whether to run eval on the dev set.")
+    flags.DEFINE_bool("do_predict", False, "Whether to run prediction on the test set.")
+    flags.DEFINE_integer("train_batch_size", train_batch_size, "Total batch size for training.",
+                         lower_bound=1)
+    flags.DEFINE_integer("eval_batch_size", 8, "Total batch size for eval.", lower_bound=1)
+    flags.DEFINE_integer("predict_batch_size", 8, "Total batch size for predict.",
+                         lower_bound=1)
+    flags.DEFINE_float("learning_rate", learning_rate, "The initial learning rate for Adam.")
+    require_positive("learning_rate")
+    flags.DEFINE_float("num_train_epochs", 3.0, "Total number of training epochs.")
+    require_positive("num_train_epochs")
+    flags.DEFINE_float("warmup_proportion", 0.1, "Proportion of training for linear warmup.",
+                       lower_bound=0.0, upper_bound=1.0)
+    flags.DEFINE_integer("random_seed", 12345, "Seed of the training data shuffle.")
+
+
+def define_runtime_flags():
+    """Where and how fast: the original's TPU flags plus ours."""
+    flags.DEFINE_integer("save_checkpoints_steps", 1000, "How often to save a checkpoint.",
+                         lower_bound=1)
+    flags.DEFINE_integer("iterations_per_loop", 1000, "Steps per device loop (the default "
+                         "of --steps_per_execution).", lower_bound=1)
+    flags.DEFINE_bool("use_tpu", False, "Run on a TPU (--distribution_strategy=tpu).")
+    flags.DEFINE_string("tpu_name", None, "The Cloud TPU to use (same as --tpu).")
+    flags.DEFINE_string("tpu_zone", None, "GCE zone of the Cloud TPU.")
+    flags.DEFINE_string("gcp_project", None, "Project of the Cloud TPU.")
+    flags.DEFINE_string("master", None, "TPU address (grpc://...), same as --tpu.")
+    flags.DEFINE_integer("num_tpu_cores", 8, "Kept for the original's command lines; the TPU "
+                         "strategy uses every core it finds.", lower_bound=1)
+    flags.DEFINE_enum("distribution_strategy", None, list(distribution.STRATEGIES),
+                      "Default: tpu with --use_tpu, else one_device.")
+    flags.DEFINE_integer("num_gpus", 0, "GPUs for --distribution_strategy=mirrored (0: all).",
+                         lower_bound=0)
+    flags.DEFINE_string("tpu", None, "Cloud TPU name or grpc:// address.")
+    flags.DEFINE_enum("optimizer", "adamw", list(OPTIMIZERS), "adamw: the original's; lamb: "
+                      "layer-wise adaptive, for large batches.")
+    flags.DEFINE_integer("gradient_accumulation_steps", 1, "Micro-batches per optimizer step.",
+                         lower_bound=1)
+    flags.DEFINE_enum("mixed_precision", "float32", list(precision.POLICIES), "Compute dtype "
+                      "policy; mixed_float16 adds dynamic loss scaling.")
+    flags.DEFINE_bool("jit_compile", False, "XLA-compile each replica's forward and backward "
+                      "pass.")
+    flags.DEFINE_integer("steps_per_execution", None, "Training steps per tf.function call "
+                         "and progress line (default: --iterations_per_loop).", lower_bound=1)
+    flags.DEFINE_string("export_dir", None, "Also write a self-contained SavedModel here "
+                        "at the end of training.")
+
+
+def model_files(values, needs_vocab=True):
+    """The resolved and checked `ModelFiles` of parsed model flags."""
+    return resolve_model_files(values.bert_config_file, values.vocab_file,
+                               values.init_checkpoint, values.do_lower_case,
+                               values.max_seq_length, needs_vocab)
+
+
+def run_options(values, **overrides):
+    """`RunOptions` from parsed flags (`values`: absl's FLAGS); `overrides` win."""
+    fields = dict(
+        output_dir=values.output_dir, do_train=values.do_train, do_eval=values.do_eval,
+        do_predict=getattr(values, "do_predict", False), init_checkpoint=values.init_checkpoint,
+        export_dir=values.export_dir, train_batch_size=values.train_batch_size,
+        eval_batch_size=values.eval_batch_size,
+        predict_batch_size=getattr(values, "predict_batch_size", 8),
+        learning_rate=values.learning_rate,
+        num_train_epochs=getattr(values, "num_train_epochs", 3.0),
+        warmup_proportion=getattr(values, "warmup_proportion", 0.1),
+        random_seed=getattr(values, "random_seed", None),
+        optimizer=values.optimizer, mixed_precision=values.mixed_precision,
+        jit_compile=values.jit_compile,
+        gradient_accumulation_steps=values.gradient_accumulation_steps,
+        steps_per_execution=values.steps_per_execution or values.iterations_per_loop,
+        save_checkpoints_steps=values.save_checkpoints_steps,
+        distribution_strategy=values.distribution_strategy or (
+            "tpu" if values.use_tpu else "one_device"),
+        num_gpus=values.num_gpus, tpu=values.tpu or values.tpu_name or values.master,
+        tpu_zone=values.tpu_zone, gcp_project=values.gcp_project)
+    fields.update(overrides)
+    return RunOptions(**fields)

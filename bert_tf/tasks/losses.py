@@ -1,0 +1,74 @@
+"""The losses and per-item metrics every task family builds its `Objective` from.
+
+Cross-entropy is written once, here: the fused softmax cross-entropy of
+`keras.ops` (half the time of a log-softmax and a gather), in float32 even
+under a mixed-precision policy. It takes numpy arrays as well as tensors,
+so evaluation code scores predictions with the same function training uses.
+"""
+
+from keras import ops
+
+from bert_tf.tasks.batching import LABEL_KEY
+from bert_tf.training.objective import LossWeights, Objective
+
+
+def cross_entropy(logits, labels):
+    """Per-item negative log-likelihood of integer `labels` under `logits` (float32).
+
+    >>> import numpy as np
+    >>> round(float(cross_entropy(np.zeros((1, 4)), np.array([2]))[0]), 5)
+    1.38629
+    """
+    return ops.sparse_categorical_crossentropy(ops.cast(labels, "int32"),
+                                               ops.cast(logits, "float32"), from_logits=True)
+
+
+def correct(logits, labels):
+    """1.0 where the arg-max of `logits` is the label, else 0.0 (float32).
+
+    >>> import numpy as np
+    >>> correct(np.array([[0.0, 1.0], [1.0, 0.0]]), np.array([1, 1])).numpy().tolist()
+    [1.0, 0.0]
+    """
+    predictions = ops.cast(ops.argmax(logits, axis=-1), "int32")
+    return ops.cast(predictions == ops.cast(labels, "int32"), "float32")
+
+
+def _one_weight_per_example(batch):
+    return {"loss": LossWeights(ops.ones_like(batch[LABEL_KEY], "float32"))}
+
+
+def _classification_losses(logits, batch):
+    return {"loss": cross_entropy(logits, batch[LABEL_KEY])}
+
+
+def _accuracy(logits, batch):
+    hits = correct(logits, batch[LABEL_KEY])
+    return {"accuracy": (ops.sum(hits), ops.cast(ops.size(hits), "float32"))}
+
+
+def _regression_losses(logits, batch):
+    return {"loss": ops.square(ops.cast(logits[:, 0], "float32")
+                               - ops.cast(batch[LABEL_KEY], "float32"))}
+
+
+def _no_metrics(logits, batch):
+    return {}
+
+
+def classification_objective(is_regression=False):
+    """Mean cross-entropy and accuracy over `label_ids`; mean squared error for regression.
+
+    Serves every task whose model gives one logits row per example
+    (classification, multiple choice over its choices).
+
+    >>> import numpy as np
+    >>> from bert_tf.training.objective import batch_loss
+    >>> total, _ = batch_loss(classification_objective(), np.zeros((2, 2), "float32"),
+    ...                       {"label_ids": np.array([0, 1])})
+    >>> round(float(total), 5)
+    0.69315
+    """
+    if is_regression:
+        return Objective(_one_weight_per_example, _regression_losses, _no_metrics, ())
+    return Objective(_one_weight_per_example, _classification_losses, _accuracy, ("accuracy",))

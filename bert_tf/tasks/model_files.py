@@ -1,0 +1,113 @@
+"""The files a runner's model is made of, found and checked before any work.
+
+A model is a config, a vocabulary and (usually) start weights. Users give
+them as the original's flags, often leaving the config and vocabulary to be
+found beside `--init_checkpoint`. This module resolves them once for every
+runner and refuses combinations that would silently compute something else:
+a vocabulary with more tokens than the model's embedding table (ids past the
+table fail deep in the graph on a CPU and read garbage on a GPU), a casing
+that contradicts a released checkpoint, or a sequence length the position
+table cannot hold. A vocabulary that differs from the one stored beside the
+checkpoint is almost always a mistake, so it gets a warning.
+"""
+
+import dataclasses
+import filecmp
+import os
+
+from absl import logging
+
+from bert_tf.checkpoints import resolve_config
+from bert_tf.errors import UsageError
+from bert_tf.tokenization.vocab import load_vocab, validate_case_matches_checkpoint
+
+# [CLS] + one token + [SEP]: the shortest sequence any task can pack.
+MIN_SEQ_LENGTH = 3
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelFiles:
+    """A resolved model: its `BertConfig`, vocabulary file and start weights."""
+
+    config: object
+    vocab_file: str
+    init_checkpoint: str = None
+
+
+def checkpoint_folder(init_checkpoint):
+    """The folder of a checkpoint given as a prefix, an `.index` file or a folder.
+
+    >>> checkpoint_folder("models/uncased_L-12_H-768_A-12/bert_model.ckpt")
+    'models/uncased_L-12_H-768_A-12'
+    """
+    return init_checkpoint if os.path.isdir(init_checkpoint) else os.path.dirname(
+        init_checkpoint)
+
+
+def vocab_beside(init_checkpoint):
+    """`vocab.txt` in the checkpoint's folder, or None."""
+    if not init_checkpoint:
+        return None
+    candidate = os.path.join(checkpoint_folder(init_checkpoint), "vocab.txt")
+    return candidate if os.path.exists(candidate) else None
+
+
+def resolve_model_files(bert_config_file=None, vocab_file=None, init_checkpoint=None,
+                        do_lower_case=True, max_seq_length=None, needs_vocab=True):
+    """Finds and checks a runner's config, vocabulary and start weights.
+
+    Args:
+        bert_config_file: `--bert_config_file`; default: the one beside the checkpoint.
+        vocab_file: `--vocab_file`; default: `vocab.txt` beside the checkpoint.
+        init_checkpoint: `--init_checkpoint` (original, HuggingFace or ours), or None.
+        do_lower_case: `--do_lower_case`, checked against released checkpoint names.
+        max_seq_length: `--max_seq_length`, checked against the position table.
+        needs_vocab: False for runners that read no text (pretraining records): no
+            vocabulary is then required, and the casing is not checked.
+
+    Raises:
+        UsageError: naming the flags, when the files do not fit together.
+
+    Example:
+
+    >>> import json, os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> with open(os.path.join(folder, "vocab.txt"), "w") as f:
+    ...     _ = f.write("[PAD]\\n[UNK]\\n[CLS]\\n[SEP]\\nhi\\n")
+    >>> with open(os.path.join(folder, "bert_config.json"), "w") as f:
+    ...     json.dump({"vocab_size": 4, "hidden_size": 8, "num_hidden_layers": 1,
+    ...                "num_attention_heads": 2, "intermediate_size": 16}, f)
+    >>> resolve_model_files(init_checkpoint=folder)
+    Traceback (most recent call last):
+    bert_tf.errors.UsageError: --vocab_file=...vocab.txt has 5 tokens but the model's embedding table has vocab_size=4 rows (bert_config.json); give the vocabulary the model was trained with
+    """
+    if needs_vocab:
+        try:
+            validate_case_matches_checkpoint(do_lower_case, init_checkpoint)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+    config = resolve_config(bert_config_file, init_checkpoint)
+    if max_seq_length is not None:
+        if max_seq_length > config.max_position_embeddings:
+            raise UsageError(f"--max_seq_length={max_seq_length} exceeds the model's "
+                             f"max_position_embeddings {config.max_position_embeddings}")
+        if max_seq_length < MIN_SEQ_LENGTH:
+            raise UsageError(f"--max_seq_length={max_seq_length} is too short: a sequence "
+                             f"needs [CLS], a token and [SEP] (at least {MIN_SEQ_LENGTH})")
+    beside = vocab_beside(init_checkpoint)
+    vocab_file = vocab_file or beside
+    if not needs_vocab and not vocab_file:
+        return ModelFiles(config, None, init_checkpoint)
+    if not vocab_file:
+        raise UsageError("--vocab_file is required (no vocab.txt beside --init_checkpoint)")
+    vocab_size = len(load_vocab(vocab_file))
+    if vocab_size > config.vocab_size:
+        raise UsageError(
+            f"--vocab_file={vocab_file} has {vocab_size} tokens but the model's embedding table "
+            f"has vocab_size={config.vocab_size} rows ({bert_config_file or 'bert_config.json'});"
+            " give the vocabulary the model was trained with")
+    if beside and not filecmp.cmp(vocab_file, beside, shallow=False):
+        logging.warning("--vocab_file=%s differs from %s stored beside --init_checkpoint; the "
+                        "ids will not mean what the model learned unless that is intended",
+                        vocab_file, beside)
+    return ModelFiles(config, vocab_file, init_checkpoint)

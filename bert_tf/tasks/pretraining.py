@@ -1,0 +1,106 @@
+"""Pretraining (masked LM + next sentence) as a task like the others: `run_pretraining.py`.
+
+The examples of a split are its input files: TFRecords written by
+`create_pretraining_data.py` (checked whole and of the right lengths before
+training starts), or raw text with dynamic masking. The model is
+`BertPretrainer`, the objective the original's losses summed over the whole
+global batch, the run length `num_train_steps` (not epochs), and evaluation
+the mean loss and accuracies over at most `max_eval_steps` batches, as the
+original's `eval_results.txt` reports them. The trained model is exported as
+an original release folder.
+"""
+
+from bert_tf.checkpoints import export_original
+from bert_tf.data import readers
+from bert_tf.data.input_files import expand_input_patterns
+from bert_tf.data.record_files import count_framed_records
+from bert_tf.errors import UsageError
+from bert_tf.modeling.pretrainer import BertPretrainer
+from bert_tf.tasks.pretraining_inputs import pretraining_dataset_fn
+from bert_tf.tasks.pretraining_objective import pretraining_objective
+from bert_tf.tasks.task import Task
+
+_INPUT_FLAGS = {"train": "input_file", "dev": "eval_input_file"}
+
+
+class PretrainingTask(Task):
+    """The `Task` of run_pretraining.py.
+
+    Args:
+        model_files: the resolved `ModelFiles` (its vocabulary is copied into
+            the export; dynamic masking tokenizes with it).
+        input_file: comma-separated globs of the training inputs.
+        eval_input_file: the evaluation inputs (default: `input_file`).
+        max_seq_length, max_predictions_per_seq: what the records hold.
+        nsp: train the next-sentence head (False: the paper's "No NSP").
+        causal: the left-to-right ablation ("LTR & No NSP").
+        dynamic_masking: `PretrainingDataOptions` to pair and mask raw text
+            while training (tokenized with the model's vocabulary), or None.
+    """
+
+    name = "pretraining"
+
+    def __init__(self, model_files, input_file, eval_input_file=None, max_seq_length=128,
+                 max_predictions_per_seq=20, nsp=True, causal=False, dynamic_masking=None):
+        self.model_files = model_files
+        self.inputs = {"train": input_file, "dev": eval_input_file or input_file}
+        self.max_seq_length = max_seq_length
+        self.max_predictions_per_seq = max_predictions_per_seq
+        self.nsp = nsp and not causal
+        self.causal = causal
+        self.dynamic_masking = dynamic_masking
+
+    def record(self):
+        return {"task": self.name, "nsp": self.nsp, "causal": self.causal,
+                "max_seq_length": self.max_seq_length,
+                "max_predictions_per_seq": self.max_predictions_per_seq,
+                "dynamic_masking": self.dynamic_masking is not None}
+
+    def read_split(self, split):
+        """The split's input files, each checked before training starts."""
+        flag = _INPUT_FLAGS.get(split)
+        if flag is None:
+            raise UsageError(f"pretraining has no {split} split (use --do_train / --do_eval)")
+        try:
+            files = expand_input_patterns(self.inputs[split])
+        except ValueError as error:
+            raise UsageError(f"--{flag}: {error}") from None
+        if self.dynamic_masking is None:
+            for path in files:
+                if "://" not in path:
+                    count_framed_records(path)
+                readers.check_record_lengths(path, self.max_seq_length,
+                                             self.max_predictions_per_seq)
+        return files
+
+    def train_steps(self, train_examples, options):
+        if not options.num_train_steps:
+            raise UsageError("pretraining needs --num_train_steps")
+        return options.num_train_steps
+
+    def warmup_steps(self, train_steps, options):
+        return options.num_warmup_steps or 0
+
+    def build_model(self):
+        return BertPretrainer(self.model_files.config, nsp=self.nsp, causal=self.causal)
+
+    def objective(self):
+        return pretraining_objective(self.nsp)
+
+    def dataset(self, examples, batch_size, is_training, input_context=None, seed=None):
+        dataset_fn = pretraining_dataset_fn(
+            ",".join(examples), self.max_seq_length, self.max_predictions_per_seq, batch_size,
+            is_training, causal=self.causal, seed=seed, dynamic_masking=self.dynamic_masking,
+            vocab_file=self.model_files.vocab_file)
+        return dataset_fn(input_context)
+
+    def evaluate(self, context, examples):
+        options = context.options
+        return context.trainer.evaluate(
+            lambda input_context: self.dataset(examples, options.eval_batch_size, False,
+                                               input_context),
+            options.max_eval_steps)
+
+    def export(self, model, output_dir):
+        """`bert_model.ckpt` (MLM and NSP heads included), `bert_config.json`, `vocab.txt`."""
+        export_original(model, self.model_files.config, self.model_files.vocab_file, output_dir)

@@ -1,0 +1,94 @@
+"""`RunOptions`: everything the runner flow needs to know, passed explicitly.
+
+The scripts fill it from their absl flags (the original runners' names and
+defaults); tests and Python users build it directly, so a whole runner can
+run in-process. Every number is checked here, once, with the flag's name in
+the message: a negative learning rate or a zero batch size is refused before
+any work starts.
+"""
+
+import dataclasses
+
+from bert_tf.errors import UsageError
+
+_POSITIVE = ("train_batch_size", "eval_batch_size", "predict_batch_size",
+             "gradient_accumulation_steps", "steps_per_execution", "save_checkpoints_steps")
+
+
+@dataclasses.dataclass
+class RunOptions:
+    """How to run a task: phases, where, how long, how fast.
+
+    Attributes mirror the original runners' flags; `num_train_steps` (when
+    set) replaces epochs, `num_warmup_steps` (when set) the warmup proportion.
+
+    Example:
+
+    >>> options = RunOptions(output_dir="/tmp/run", do_train=True, train_batch_size=32,
+    ...                      gradient_accumulation_steps=4)
+    >>> options.micro_batch_size, options.requested_splits()
+    (8, ['train'])
+    >>> RunOptions(output_dir="/tmp/run", learning_rate=-1.0)
+    Traceback (most recent call last):
+    bert_tf.errors.UsageError: --learning_rate=-1.0 must be positive
+    """
+
+    output_dir: str
+    do_train: bool = False
+    do_eval: bool = False
+    do_predict: bool = False
+    init_checkpoint: str = None
+    export_dir: str = None
+    train_batch_size: int = 32
+    eval_batch_size: int = 8
+    predict_batch_size: int = 8
+    learning_rate: float = 5e-5
+    num_train_epochs: float = 3.0
+    warmup_proportion: float = 0.1
+    num_train_steps: int = None
+    num_warmup_steps: int = None
+    max_eval_steps: int = None
+    optimizer: str = "adamw"
+    mixed_precision: str = "float32"
+    jit_compile: bool = False
+    gradient_accumulation_steps: int = 1
+    steps_per_execution: int = 100
+    save_checkpoints_steps: int = 1000
+    random_seed: int = 12345
+    distribution_strategy: str = "one_device"
+    num_gpus: int = 0
+    tpu: str = None
+    tpu_zone: str = None
+    gcp_project: str = None
+
+    def __post_init__(self):
+        if not self.output_dir:
+            raise UsageError("--output_dir is required")
+        for name in _POSITIVE:
+            if getattr(self, name) < 1:
+                raise UsageError(f"--{name}={getattr(self, name)} must be at least 1")
+        if not self.learning_rate > 0:
+            raise UsageError(f"--learning_rate={self.learning_rate} must be positive")
+        if not self.num_train_epochs > 0:
+            raise UsageError(f"--num_train_epochs={self.num_train_epochs} must be positive")
+        if not 0 <= self.warmup_proportion <= 1:
+            raise UsageError(f"--warmup_proportion={self.warmup_proportion} must be in [0, 1]")
+        for name in ("num_train_steps", "max_eval_steps"):
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise UsageError(f"--{name}={value} must be at least 1")
+        if self.num_warmup_steps is not None and self.num_warmup_steps < 0:
+            raise UsageError(f"--num_warmup_steps={self.num_warmup_steps} must not be negative")
+        if self.train_batch_size % self.gradient_accumulation_steps:
+            raise UsageError(f"--train_batch_size={self.train_batch_size} is not divisible by "
+                             f"--gradient_accumulation_steps={self.gradient_accumulation_steps}")
+
+    @property
+    def micro_batch_size(self):
+        """Examples per micro-batch (one of `gradient_accumulation_steps` per step)."""
+        return self.train_batch_size // self.gradient_accumulation_steps
+
+    def requested_splits(self):
+        """The splits the phases need: "train", "dev" and/or "test"."""
+        return [split for split, wanted in (("train", self.do_train), ("dev", self.do_eval),
+                                            ("test", self.do_predict)) if wanted]

@@ -1,0 +1,117 @@
+"""The one runner flow every task family goes through.
+
+`run(task, options)` does, the same way for pretraining, classification,
+multiple choice, span QA and tagging:
+
+1. check the options and build the strategy;
+2. read and validate every split the phases need, before any model is built,
+   so bad data fails in seconds, naming its file and line; then create
+   `output_dir` (also for eval or predict alone, as the original does);
+3. build the model and optimizer under the strategy (and dtype policy);
+4. resume from the newest checkpoint in `output_dir`, after checking that the
+   run recorded there was started with the same training options; or start
+   from `init_checkpoint`;
+5. train, then export (`task.export`) on the chief;
+6. evaluate (`eval_results.txt`) and predict (`task.write_predictions`).
+
+Nothing here reads absl flags: scripts build `RunOptions` from theirs, and
+tests run whole runners in-process. See `bert_tf.tasks.task` for an example.
+"""
+
+import os
+
+from absl import logging
+
+from bert_tf.errors import UsageError
+from bert_tf.tasks.run_record import check_run_record
+from bert_tf.tasks.task import RunContext
+from bert_tf.training import distribution, precision
+from bert_tf.training.init_checkpoint import initialize_from_checkpoint
+from bert_tf.training.optimization import create_optimizer
+from bert_tf.training.summaries import write_eval_results
+from bert_tf.training.trainer import Trainer
+
+
+def read_splits(task, options):
+    """`{split: examples}` of every split the phases need; logs their sizes."""
+    splits = {}
+    for split in options.requested_splits():
+        splits[split] = task.read_split(split)
+        logging.info("%s %s: %d examples", task.name, split, len(splits[split]))
+    return splits
+
+
+def build_trainer(task, options, strategy, train_steps):
+    """Builds the task's model and a `Trainer`, resumed from `output_dir` or initialised."""
+    with precision.dtype_policy(options.mixed_precision), strategy.scope():
+        model = task.build_model()
+        optimizer = create_optimizer(
+            options.learning_rate, train_steps, task.warmup_steps(train_steps, options),
+            options.optimizer, loss_scale=precision.needs_loss_scaling(options.mixed_precision))
+    trainer = Trainer(
+        model, optimizer, task.objective(), strategy, options.output_dir,
+        global_batch_size=options.train_batch_size,
+        gradient_accumulation_steps=options.gradient_accumulation_steps,
+        steps_per_execution=options.steps_per_execution,
+        save_checkpoints_steps=options.save_checkpoints_steps,
+        jit_compile=options.jit_compile)
+    if trainer.restore_latest() is None and options.init_checkpoint:
+        initialize_from_checkpoint(model, options.init_checkpoint)
+    return trainer
+
+
+def _strategy(options):
+    strategy = distribution.get_strategy(
+        options.distribution_strategy, num_gpus=options.num_gpus, tpu=options.tpu,
+        tpu_zone=options.tpu_zone, gcp_project=options.gcp_project)
+    split = options.gradient_accumulation_steps * strategy.num_replicas_in_sync
+    if options.train_batch_size % split:
+        raise UsageError(f"--train_batch_size={options.train_batch_size} is not divisible by "
+                         f"--gradient_accumulation_steps x replicas = {split}")
+    if options.eval_batch_size % strategy.num_replicas_in_sync:
+        raise UsageError(f"--eval_batch_size={options.eval_batch_size} is not divisible by "
+                         f"{strategy.num_replicas_in_sync} replicas")
+    return strategy
+
+
+def run(task, options):
+    """Runs the phases `options` asks for on `task`; returns the eval results (or None).
+
+    Args:
+        task: a `bert_tf.tasks.task.Task`.
+        options: a `bert_tf.tasks.run_options.RunOptions`.
+
+    Raises:
+        UsageError: no phase asked for, options that do not fit, or an
+            `output_dir` that holds another run.
+        ValueError, OSError: bad data, configs or checkpoints (the message
+            names the file).
+    """
+    if not (options.do_train or options.do_eval or options.do_predict):
+        raise UsageError("At least one of `do_train`, `do_eval` or `do_predict` must be True.")
+    strategy = _strategy(options)  # first: multi-worker set-up must precede any TF op
+    splits = read_splits(task, options)
+    os.makedirs(options.output_dir, exist_ok=True)
+    train_steps = task.train_steps(splits.get("train", ()), options)
+    check_run_record(options.output_dir, task, options, train_steps)
+    trainer = build_trainer(task, options, strategy, train_steps)
+    context = RunContext(options, trainer)
+    if options.do_train:
+        logging.info("training %s: %d steps of batch %d", task.name, train_steps,
+                     options.train_batch_size)
+        trainer.train(lambda input_context: task.dataset(
+            splits["train"], options.micro_batch_size, True, input_context,
+            options.random_seed), train_steps)
+        if trainer.is_chief:
+            task.export(trainer.model, options.output_dir)
+    results = None
+    if options.do_eval:
+        results = dict(task.evaluate(context, splits["dev"]),
+                       global_step=int(trainer.global_step.numpy()))
+        logging.info("eval results: %s", results)
+        if trainer.is_chief:
+            write_eval_results(os.path.join(options.output_dir, "eval_results.txt"), results)
+    if options.do_predict and trainer.is_chief:
+        task.write_predictions(task.predict(context, splits["test"]), splits["test"],
+                               options.output_dir)
+    return results

@@ -1,0 +1,170 @@
+"""The task contract: what a task family gives the one runner flow.
+
+A task family (pretraining, classification, multiple choice, span QA,
+token tagging) is a subclass of `Task`. It knows its data, its model, its
+objective, its inputs, its evaluation and its outputs; `runner.run` does
+everything else the same way for all of them (checks, output folder,
+strategy, resume or init, train, export, evaluate, predict, errors).
+
+A new task family in four steps:
+
+1. read and validate a split (`read_split`): a sequence of examples;
+2. build the model (`build_model`) and its `Objective` (`objective`);
+3. turn examples into batches of feature dicts (`dataset`);
+4. score and write what the model predicts (`eval_results`,
+   `write_predictions`) and export it (`export`).
+
+Example (a toy task: is the token count even? on a two-layer encoder):
+
+>>> import tempfile
+>>> import keras, numpy as np, tensorflow as tf
+>>> from bert_tf.config import BertConfig
+>>> from bert_tf.modeling import BertEncoder, ClassificationHead
+>>> from bert_tf.tasks import losses
+>>> from bert_tf.tasks.batching import LABEL_KEY, batched_columns
+>>> from bert_tf.tasks.run_options import RunOptions
+>>> from bert_tf.tasks.runner import run
+>>> class EvenLength(Task):
+...     name = "even_length"
+...     config = BertConfig(vocab_size=20, hidden_size=8, num_hidden_layers=1,
+...                         num_attention_heads=2, intermediate_size=16,
+...                         max_position_embeddings=8)
+...     def read_split(self, split):
+...         rng = np.random.default_rng(0 if split == "train" else 1)
+...         return [int(n) for n in rng.integers(1, 8, 32)]
+...     def build_model(self):
+...         encoder = BertEncoder(self.config)
+...         logits = ClassificationHead(2)(encoder(encoder.input)["pooled_output"])
+...         return keras.Model(encoder.input, logits)
+...     def objective(self):
+...         return losses.classification_objective()
+...     def dataset(self, examples, batch_size, is_training, input_context=None, seed=None):
+...         mask = np.array([[1] * n + [0] * (8 - n) for n in examples], "int32")
+...         columns = {"input_ids": mask * 5, "input_mask": mask,
+...                    "segment_ids": np.zeros_like(mask),
+...                    LABEL_KEY: np.array([n % 2 for n in examples], "int32")}
+...         return batched_columns(columns, len(examples), batch_size, is_training, seed,
+...                                input_context)
+...     def eval_results(self, outputs, examples):
+...         correct = outputs.argmax(-1) == np.array([n % 2 for n in examples])
+...         return {"eval_accuracy": float(correct.mean())}
+>>> options = RunOptions(output_dir=tempfile.mkdtemp(), do_train=True, do_eval=True,
+...                      train_batch_size=8, eval_batch_size=8, num_train_epochs=1.0)
+>>> results = run(EvenLength(), options)
+>>> results["global_step"], 0.0 <= results["eval_accuracy"] <= 1.0
+(4, True)
+"""
+
+import abc
+
+from bert_tf.tasks import prediction
+
+
+class Task(abc.ABC):
+    """One task family's part of a run (see the module docstring).
+
+    Attributes:
+        name: the task's name in logs, messages and metric names.
+    """
+
+    name = "task"
+
+    # -- data ---------------------------------------------------------------
+
+    @abc.abstractmethod
+    def read_split(self, split):
+        """Reads and validates one split ("train", "dev" or "test") before any training.
+
+        Returns:
+            A sequence of examples (whatever `dataset` and the writers take).
+
+        Raises:
+            ValueError or OSError naming the file and line of bad data.
+        """
+
+    def train_steps(self, train_examples, options):
+        """The optimizer steps of the run: epochs over the training examples.
+
+        The original's count: `int(examples / batch_size * epochs)` (at least 1),
+        or `options.num_train_steps` when it is set.
+        """
+        if options.num_train_steps:
+            return options.num_train_steps
+        return max(1, int(len(train_examples) / options.train_batch_size
+                          * options.num_train_epochs))
+
+    def record(self):
+        """What defines this task's training run, for `run.json` (see `run_record`)."""
+        return {"task": self.name}
+
+    def warmup_steps(self, train_steps, options):
+        """Linear warmup steps: `options.num_warmup_steps`, else a proportion of the run."""
+        if options.num_warmup_steps is not None:
+            return options.num_warmup_steps
+        return int(train_steps * options.warmup_proportion)
+
+    # -- model ----------------------------------------------------------------
+
+    @abc.abstractmethod
+    def build_model(self):
+        """The Keras model; called under the strategy's scope and dtype policy."""
+
+    @abc.abstractmethod
+    def objective(self):
+        """The task's `bert_tf.training.objective.Objective` (losses, weights, metrics)."""
+
+    # -- inputs ---------------------------------------------------------------
+
+    @abc.abstractmethod
+    def dataset(self, examples, batch_size, is_training, input_context=None, seed=None):
+        """A `tf.data.Dataset` of feature dicts (model inputs and labels).
+
+        Training (`is_training`): sharded by `input_context`, shuffled with
+        `seed`, repeated, whole batches of `batch_size` (the global batch of one
+        micro-batch). Otherwise one ordered pass over every example.
+        """
+
+    # -- outputs --------------------------------------------------------------
+
+    def evaluate(self, context, examples):
+        """Evaluation results of the dev examples; by default from their predictions.
+
+        Args:
+            context: the run's `RunContext` (options, trainer, `predict`).
+            examples: what `read_split("dev")` returned.
+        """
+        dataset = self.dataset(examples, context.options.eval_batch_size, False)
+        return self.eval_results(context.predict(dataset), examples)
+
+    def eval_results(self, outputs, examples):
+        """`{"eval_<metric>": value}` from the model's outputs on the examples."""
+        raise NotImplementedError(f"task {self.name} does not evaluate")
+
+    def predict(self, context, examples):
+        """The model's outputs on the examples (a numpy nest, in example order)."""
+        return context.predict(self.dataset(examples, context.options.predict_batch_size,
+                                            False))
+
+    def write_predictions(self, outputs, examples, output_dir):
+        """Writes the prediction files of the test examples into `output_dir`."""
+        raise NotImplementedError(f"task {self.name} does not predict")
+
+    def export(self, model, output_dir):
+        """Writes the trained model for others to use (by default nothing)."""
+
+
+class RunContext:
+    """What a task sees of a run in progress: its options, trainer and a predictor."""
+
+    def __init__(self, options, trainer):
+        self.options = options
+        self.trainer = trainer
+
+    @property
+    def model(self):
+        return self.trainer.model
+
+    def predict(self, dataset):
+        """The model's outputs over a finite dataset, as numpy (any output structure)."""
+        return prediction.predict(self.trainer.model, dataset, self.options.jit_compile)
+

@@ -1,0 +1,39 @@
+"""Helpers for running whole task families in-process on tiny models and real data."""
+
+from bert_tf.config import BertConfig
+from bert_tf.tasks.model_files import ModelFiles
+from bert_tf.tasks.run_options import RunOptions
+from tests_shared import shared_path
+
+TINY = dict(vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+            intermediate_size=64, max_position_embeddings=128, type_vocab_size=2)
+
+
+def tiny_model_files(**overrides):
+    """A 2-layer, width-32 model over the real uncased vocabulary (random weights)."""
+    return ModelFiles(BertConfig(**dict(TINY, **overrides)),
+                      str(shared_path("vocab", "bert-base-uncased-vocab.txt")))
+
+
+def quick_options(output_dir, **overrides):
+    """`RunOptions` for seconds-long runs: batch 8, one epoch, 2 steps per call."""
+    fields = dict(output_dir=str(output_dir), train_batch_size=8, eval_batch_size=8,
+                  predict_batch_size=8, num_train_epochs=1.0, steps_per_execution=2,
+                  learning_rate=1e-3)
+    fields.update(overrides)
+    return RunOptions(**fields)
+
+
+def glue_subset(tmp_path, task, rows, files=("train.tsv", "dev.tsv", "test.tsv")):
+    """The header and first `rows` lines of each of a real GLUE task's files."""
+    folder = tmp_path / task
+    folder.mkdir(exist_ok=True)
+    for name in files:
+        lines = shared_path("glue", task, name).read_text(encoding="utf-8-sig").splitlines()
+        (folder / name).write_text("\n".join(lines[:rows + 1]) + "\n", encoding="utf-8")
+    return folder
+
+
+def read_results(path):
+    """`{key: value string}` of an eval_results.txt."""
+    return dict(line.split(" = ") for line in path.read_text().splitlines())

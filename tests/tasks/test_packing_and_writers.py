@@ -1,0 +1,39 @@
+"""Python-side packing (the original's truncation) and the feature writers' exact values."""
+
+import json
+
+import numpy as np
+
+from bert_tf.tasks.feature_writers import JsonLinesWriter
+from bert_tf.tasks.packing import pack_tokens, truncate_pair
+
+
+class _Vocab:
+    def convert_tokens_to_ids(self, tokens):
+        return [len(t) for t in tokens]
+
+
+def test_pair_truncation_pops_the_longer_side_then_b_on_ties():
+    a, b = list("abcdefg"), list("xyz")
+    truncate_pair(a, b, 6)
+    # 7+3 -> pop a four times (a is longer until 3+3): a keeps its first 3.
+    assert (a, b) == (list("abc"), list("xyz"))
+    a, b = list("abcd"), list("wxyz")
+    truncate_pair(a, b, 5)
+    # Ties pop b first: 4+4 -> 4+3 -> 3+3 -> 3+2.
+    assert (a, b) == (list("abc"), list("wx"))
+
+
+def test_packed_pair_keeps_the_front_of_each_side():
+    packed = pack_tokens(list("abcdefgh"), list("xy"), _Vocab(), 9)
+    assert packed.tokens == ["[CLS]", "a", "b", "c", "d", "[SEP]", "x", "y", "[SEP]"]
+    assert packed.segment_ids.tolist() == [0] * 6 + [1] * 3
+
+
+def test_json_values_are_rounded_to_six_decimals_exactly(tmp_path):
+    features = np.array([[[0.1234567, -2.0000049, 3.1415926]]], "float64")
+    path = tmp_path / "f.jsonl"
+    with JsonLinesWriter(str(path), [-1]) as writer:
+        writer.write(0, ["hi"], features)
+    values = json.loads(path.read_text())["features"][0]["layers"][0]["values"]
+    assert values == [0.123457, -2.000005, 3.141593]
