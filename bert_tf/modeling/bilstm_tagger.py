@@ -21,7 +21,8 @@ class BiLstmTagger(keras.layers.Layer):
         initializer_range: stddev of the classifier's truncated-normal init.
 
     Attributes:
-        lstms: the `keras.layers.Bidirectional` LSTM layers, bottom first.
+        lstms: the `keras.layers.Bidirectional` LSTM layers, bottom first
+            (also attributes `bilstm_0`, `bilstm_1`, ...).
         classifier: the dense output layer.
 
     Example:
@@ -40,14 +41,20 @@ class BiLstmTagger(keras.layers.Layer):
         self.lstm_units = lstm_units
         self.num_layers = num_layers
         self.initializer_range = initializer_range
-        self.lstms = [
-            keras.layers.Bidirectional(
+        # One attribute per layer: TensorFlow checkpoints (the trainer's) do not
+        # see layers held in a Python list, so a list would be silently dropped.
+        for i in range(num_layers):
+            setattr(self, f"bilstm_{i}", keras.layers.Bidirectional(
                 keras.layers.LSTM(lstm_units, return_sequences=True, dtype=self.dtype_policy),
-                name=f"bilstm_{i}", dtype=self.dtype_policy)
-            for i in range(num_layers)]
+                name=f"bilstm_{i}", dtype=self.dtype_policy))
         self.classifier = keras.layers.Dense(
             num_labels, name="classifier", dtype=self.dtype_policy,
             kernel_initializer=keras.initializers.TruncatedNormal(stddev=initializer_range))
+
+    @property
+    def lstms(self):
+        """The bidirectional LSTM layers, bottom first."""
+        return [getattr(self, f"bilstm_{i}") for i in range(self.num_layers)]
 
     def build(self, features_shape, input_mask_shape=None):
         shape = tuple(features_shape)
