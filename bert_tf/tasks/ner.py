@@ -233,9 +233,10 @@ class NerTask(Task):
             path = os.path.join(self.cache_dir, f"{split.name}_{self.feature_layers}.npy")
             key = token_features.fingerprint(self.model_files.init_checkpoint,
                                              self.feature_layers, split.columns)
-            extractor = token_features.feature_extractor(self.encoder(), self.feature_layers)
             split.features = token_features.cached_features(
-                path, extractor, split.columns, self.feature_batch_size, key)
+                path, lambda: token_features.feature_extractor(self.encoder(),
+                                                               self.feature_layers),
+                split.columns, self.feature_batch_size, key)
         return split.features
 
     # -- outputs ----------------------------------------------------------------

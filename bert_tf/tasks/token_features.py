@@ -78,12 +78,13 @@ def fingerprint(init_checkpoint, feature_layers, columns):
             "inputs_sha256": digest.hexdigest()}
 
 
-def cached_features(path, extractor, columns, batch_size, key):
+def cached_features(path, make_extractor, columns, batch_size, key):
     """The features of the windows in `columns`, from `path` or computed and saved there.
 
     Args:
         path: the `.npy` file; `<path>.json` holds its fingerprint.
-        extractor: a `feature_extractor` model.
+        make_extractor: returns a `feature_extractor` model; called only when
+            the features must be computed (loading an encoder costs time).
         columns: `tagging_features.window_columns` output (padded windows).
         batch_size: windows per forward pass.
         key: the `fingerprint` the cache must match.
@@ -100,6 +101,7 @@ def cached_features(path, extractor, columns, batch_size, key):
         logging.info("%s: cached features were computed from other inputs; recomputing", path)
     if os.path.exists(key_path):
         os.remove(key_path)
+    extractor = make_extractor()
     lengths = columns["input_mask"].sum(axis=1)
     width = extractor.output.shape[-1]
     temp = f"{path}.tmp-{os.getpid()}.npy"

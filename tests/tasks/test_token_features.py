@@ -43,7 +43,7 @@ def test_every_feature_choice_matches_hf_hidden_states(minilm_encoder, hf_minilm
         extractor = token_features.feature_extractor(minilm_encoder, feature_layers)
         key = token_features.fingerprint(None, feature_layers, columns)
         rows = token_features.cached_features(str(tmp_path / f"{feature_layers}.npy"),
-                                              extractor, columns, 16, key)
+                                              lambda: extractor, columns, 16, key)
         expected = _hf_combination(hidden, feature_layers)[mask]  # real tokens, window order
         assert rows.shape == (mask.sum(), token_features.feature_width(384, feature_layers))
         scale = np.abs(expected).max()
@@ -65,13 +65,14 @@ def test_cache_is_reused_only_for_the_same_inputs(uncased_vocab_file, tmp_path):
     first = token_features.feature_extractor(_tiny_encoder(1), "last")
     second = token_features.feature_extractor(_tiny_encoder(2), "last")
     key = token_features.fingerprint("ckpt-1", "last", columns)
-    computed = np.array(token_features.cached_features(path, first, columns, 5, key))
-    # Same fingerprint: the file is read back, the (different) second encoder never runs.
-    reused = token_features.cached_features(path, second, columns, 5, key)
+    computed = np.array(token_features.cached_features(path, lambda: first, columns, 5, key))
+    # Same fingerprint: the file is read back, no encoder is even asked for.
+    reused = token_features.cached_features(
+        path, lambda: pytest.fail("recomputed a cached split"), columns, 5, key)
     np.testing.assert_array_equal(reused, computed)
     # Another checkpoint: recomputed with the second encoder.
     other_key = token_features.fingerprint("ckpt-2", "last", columns)
-    recomputed = token_features.cached_features(path, second, columns, 5, other_key)
+    recomputed = token_features.cached_features(path, lambda: second, columns, 5, other_key)
     assert not np.allclose(recomputed, computed)
     mask = columns["input_mask"].astype(bool)
     np.testing.assert_allclose(recomputed, np.asarray(second(
