@@ -1,5 +1,6 @@
 """Frozen-encoder features: the six layer choices vs HF hidden states, the cache, the dataset."""
 
+import keras
 import numpy as np
 import pytest
 import torch
@@ -54,7 +55,6 @@ def _tiny_encoder(seed):
     config = BertConfig(vocab_size=30522, hidden_size=8, num_hidden_layers=4,
                         num_attention_heads=2, intermediate_size=16,
                         max_position_embeddings=32)
-    import keras
     keras.utils.set_random_seed(seed)
     return BertEncoder(config)
 
