@@ -34,6 +34,7 @@ setuptools.setup(
             "bert_evaluate_squad=bert_tf.evaluate_squad:main",
             "bert_learn_vocab=bert_tf.scripts.learn_vocab:console_main",
             "bert_run_classifier=bert_tf.scripts.run_classifier:console_main",
+            "bert_run_ner=bert_tf.scripts.run_ner:console_main",
             "bert_run_pretraining=bert_tf.scripts.run_pretraining:console_main",
             "bert_run_squad=bert_tf.scripts.run_squad:console_main",
             "bert_run_swag=bert_tf.scripts.run_swag:console_main",

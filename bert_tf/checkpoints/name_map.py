@@ -6,12 +6,17 @@ walks a Keras model, finds our encoder and heads in it, and returns for each
 original name the variable that holds that tensor and whether the original
 stores it transposed (`output_weights` are `[out, in]`; Keras kernels are
 `[in, out]`). Readers and writers of every format build on this one map.
+
+Layers the original release never had get names of ours: the feature-based
+NER tagger's BiLSTM and classifier live under `ner/`. A trainable variable
+that no map covers makes `save_tf1_checkpoint` fail instead of dropping it.
 """
 
 import dataclasses
 
 import keras
 
+from bert_tf.modeling.bilstm_tagger import BiLstmTagger
 from bert_tf.modeling.encoder import BertEncoder
 from bert_tf.modeling.heads import ClassificationHead, NextSentenceHead, SpanHead
 from bert_tf.modeling.masked_lm_head import MaskedLMHead
@@ -89,12 +94,30 @@ def _transposed_dense(prefix):
     return names
 
 
+def _bilstm_tagger(tagger):
+    """The feature-based NER head (not in the original release): `ner/...` names."""
+    names = {}
+    for index, bidirectional in enumerate(tagger.lstms):
+        for direction, lstm in (("forward", bidirectional.forward_layer),
+                                ("backward", bidirectional.backward_layer)):
+            prefix = f"ner/bilstm_{index}/{direction}/"
+            names.update({
+                f"{prefix}kernel": WeightRef(lstm.cell.kernel, is_kernel=True),
+                f"{prefix}recurrent_kernel": WeightRef(lstm.cell.recurrent_kernel,
+                                                       is_kernel=True),
+                f"{prefix}bias": WeightRef(lstm.cell.bias)})
+    names.update(_dense("ner/", tagger.classifier, "output_weights", "output_bias",
+                        transposed=True))
+    return names
+
+
 _COMPONENTS = (
     (BertEncoder, _encoder),
     (MaskedLMHead, _masked_lm),
     (NextSentenceHead, _transposed_dense("cls/seq_relationship/")),
     (ClassificationHead, _transposed_dense("")),
     (SpanHead, _transposed_dense("cls/squad/")),
+    (BiLstmTagger, _bilstm_tagger),
 )
 
 

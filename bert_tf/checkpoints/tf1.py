@@ -139,8 +139,19 @@ def save_tf1_checkpoint(model, prefix):
 
     Returns:
         The prefix written.
+
+    Raises:
+        CheckpointError: when `model` has trainable variables that no name
+            map covers (a layer of no known kind): they would be lost.
     """
     refs = tf1_variable_map(model)
+    mapped = {id(ref.variable) for ref in refs.values()}
+    unnamed = sorted(v.path for v in model.trainable_variables if id(v) not in mapped)
+    if unnamed:
+        raise CheckpointError(
+            f"{prefix}: {len(unnamed)} trainable variables have no name in the original "
+            f"checkpoint layout and would be lost: {', '.join(unnamed)} (map their layer in "
+            "bert_tf/checkpoints/name_map.py)")
     names = sorted(refs)
     tensors = []
     for name in names:

@@ -143,3 +143,20 @@ def validate_case_matches_checkpoint(do_lower_case, init_checkpoint):
         f"--init_checkpoint={init_checkpoint}: `{name}` is a {casing} model, "
         f"so pass --do_lower_case={wanted} to tokenize text the way it was "
         "pretrained.")
+
+
+def vocab_is_lower_cased(path):
+    """True when no token of the vocabulary at `path` holds an upper-case letter.
+
+    A cased vocabulary holds thousands of capitalised tokens; a lower-cased
+    (uncased) one none outside its bracketed special tokens (`[CLS]`). Runners
+    whose text is cased (CoNLL NER) use this as the default `do_lower_case`.
+
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+    ...     _ = f.write("[PAD]\\n[UNK]\\n[CLS]\\n[SEP]\\nthe\\nThe\\n")
+    >>> vocab_is_lower_cased(f.name)
+    False
+    """
+    return not any(token != token.lower() for token in load_vocab(path)
+                   if not (token.startswith("[") and token.endswith("]")))

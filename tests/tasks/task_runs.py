@@ -37,3 +37,33 @@ def glue_subset(tmp_path, task, rows, files=("train.tsv", "dev.tsv", "test.tsv")
 def read_results(path):
     """`{key: value string}` of an eval_results.txt."""
     return dict(line.split(" = ") for line in path.read_text().splitlines())
+
+
+CONLL_FILES = ("eng.train", "eng.testa", "eng.testb")
+
+
+def conll_subset(tmp_path, sentences):
+    """The first `sentences` sentences of each real CoNLL-2003 file, after a -DOCSTART-."""
+    folder = tmp_path / "conll"
+    folder.mkdir()
+    for name in CONLL_FILES:
+        lines = shared_path("conll2003", name).read_text().splitlines()
+        lines = [line for line in lines if not line.startswith("-DOCSTART-")]
+        blanks = [i for i, line in enumerate(lines) if not line.strip()]
+        kept = lines[:blanks[sentences - 1] + 1]
+        (folder / name).write_text("-DOCSTART- -X- O O\n\n" + "\n".join(kept) + "\n")
+    return folder
+
+
+def read_predictions(path):
+    """`(gold, predicted)` tag lists per sentence of a `word gold predicted` file."""
+    gold, predicted = [[]], [[]]
+    for line in path.read_text().splitlines():
+        if not line:
+            gold.append([])
+            predicted.append([])
+            continue
+        word, g, p = line.split(" ")
+        gold[-1].append(g)
+        predicted[-1].append(p)
+    return gold[:-1], predicted[:-1]

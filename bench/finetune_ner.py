@@ -1,0 +1,177 @@
+"""Fine-tunes real pretrained weights on CoNLL-2003 NER with bert_tf, and the same run with HF.
+
+The weights are ../shared/data/models/all-MiniLM-L6-v2 (6 layers, H=384,
+uncased). The first `--train_sentences` sentences of eng.train become
+windows (our `tagging_features`, label on each word's first piece), put in
+one fixed order per epoch; bert_tf's `NerTask` and HF transformers'
+`BertForTokenClassification` then see the same batches in the same order,
+start from the same encoder *and* classifier weights (ours are copied into
+HF's head) and use the same recipe: AdamW (weight decay 0.01, none on
+LayerNorm and bias, eps 1e-6), linear warmup over 10% then linear decay,
+clip norm 1.0, dropout 0.1; the loss is the mean cross-entropy over first
+pieces (HF: labels -100 elsewhere). Both are scored on all of eng.testa
+with our window-to-word inverse and conlleval-rule entity F1 (checked
+against seqeval in tests/tasks/test_entity_metrics.py).
+
+    TF_CPP_MIN_LOG_LEVEL=2 .venv/bin/python bench/finetune_ner.py \
+        --train_sentences=4000 --epochs=3 --learning_rate=1e-4
+"""
+
+import dataclasses
+import os
+import tempfile
+import time
+
+import numpy as np
+from absl import app, flags
+
+from bert_tf.checkpoints import config_beside
+from bert_tf.tasks import runner
+from bert_tf.tasks.batching import batched_columns
+from bert_tf.tasks.entity_metrics import entity_scores
+from bert_tf.tasks.model_files import ModelFiles
+from bert_tf.tasks.ner import NerTask
+from bert_tf.tasks.run_options import RunOptions
+from bert_tf.tasks.tagging_features import predicted_tags
+from bert_tf.tasks.task import RunContext
+from bert_tf.training.distribution import get_strategy
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHARED = os.environ.get("BERT_TF_SHARED_DATA", os.path.join(REPO, "..", "shared", "data"))
+
+FLAGS = flags.FLAGS
+flags.DEFINE_integer("train_sentences", 4000, "First sentences of eng.train to train on "
+                     "(0: all).")
+flags.DEFINE_float("epochs", 3.0, "Training epochs.")
+flags.DEFINE_float("learning_rate", 1e-4, "Peak learning rate.")
+flags.DEFINE_integer("batch_size", 32, "Training batch size.")
+flags.DEFINE_integer("max_seq_length", 128, "Tokens per window.")
+flags.DEFINE_integer("seed", 12345, "Seed of the order.")
+flags.DEFINE_bool("compare_hf", True, "Also train HF transformers on the same batches.")
+flags.DEFINE_string("model_dir", os.path.join(SHARED, "models", "all-MiniLM-L6-v2"),
+                    "HuggingFace folder of the pretrained weights.")
+
+
+class SameBatchesTask(NerTask):
+    """Trains on the columns exactly as given (no shuffle), so ours and HF see the same batches."""
+
+    def dataset(self, examples, batch_size, is_training, input_context=None, seed=None):
+        return batched_columns(examples.columns, len(examples), batch_size,
+                               drop_remainder=is_training)
+
+
+def training_order(train, rng):
+    """The subset's windows, a fresh permutation per epoch, cut to whole batches."""
+    windows = len(train)
+    total = int(windows * FLAGS.epochs) // FLAGS.batch_size * FLAGS.batch_size
+    order = []
+    while len(order) < total:
+        order.extend(rng.permutation(windows))
+    order = np.array(order[:total])
+    return dataclasses.replace(train, windows=[train.windows[i] for i in order],
+                               columns={k: v[order] for k, v in train.columns.items()})
+
+
+def make_task():
+    model_files = ModelFiles(config_beside(FLAGS.model_dir),
+                             os.path.join(FLAGS.model_dir, "vocab.txt"), FLAGS.model_dir)
+    return SameBatchesTask(os.path.join(SHARED, "conll2003"), model_files, FLAGS.max_seq_length,
+                           do_lower_case=True)
+
+
+def run_ours(task, order, dev, output_dir):
+    steps = len(order) // FLAGS.batch_size
+    options = RunOptions(output_dir=output_dir, train_batch_size=FLAGS.batch_size,
+                         eval_batch_size=64, learning_rate=FLAGS.learning_rate,
+                         steps_per_execution=max(1, steps // 8), save_checkpoints_steps=10 ** 9,
+                         init_checkpoint=FLAGS.model_dir)
+    trainer = runner.build_trainer(task, options, get_strategy("one_device"), steps)
+    head = trainer.model.get_layer("classifier").dense
+    initial_head = (head.kernel.numpy().copy(), head.bias.numpy().copy())
+    start = time.time()
+    trainer.train(lambda _: task.dataset(order, FLAGS.batch_size, True), steps)
+    seconds = time.time() - start
+    return task.evaluate(RunContext(options, trainer), dev), seconds, initial_head
+
+
+def run_hf(task, order, dev, initial_head):
+    import torch
+    import transformers
+    transformers.logging.set_verbosity_error()
+    torch.manual_seed(FLAGS.seed)
+    model = transformers.BertForTokenClassification.from_pretrained(
+        FLAGS.model_dir, num_labels=len(task.labels))
+    with torch.no_grad():
+        model.classifier.weight.copy_(torch.from_numpy(initial_head[0].T))
+        model.classifier.bias.copy_(torch.from_numpy(initial_head[1]))
+    no_decay = [p for n, p in model.named_parameters() if "LayerNorm" in n or n.endswith("bias")]
+    decay = [p for n, p in model.named_parameters() if not any(p is q for q in no_decay)]
+    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01},
+                                   {"params": no_decay, "weight_decay": 0.0}],
+                                  lr=FLAGS.learning_rate, eps=1e-6)
+    steps = len(order) // FLAGS.batch_size
+    schedule = transformers.get_linear_schedule_with_warmup(optimizer, int(0.1 * steps), steps)
+
+    def inputs(columns, rows):
+        return {"input_ids": torch.from_numpy(columns["input_ids"][rows]).long(),
+                "attention_mask": torch.from_numpy(columns["input_mask"][rows]).long(),
+                "token_type_ids": torch.from_numpy(columns["segment_ids"][rows]).long()}
+
+    start = time.time()
+    model.train()
+    for step in range(steps):
+        rows = slice(step * FLAGS.batch_size, (step + 1) * FLAGS.batch_size)
+        labels = np.where(order.columns["label_weights"][rows] > 0,
+                          order.columns["label_ids"][rows], -100)
+        loss = model(**inputs(order.columns, rows), labels=torch.from_numpy(labels).long()).loss
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        schedule.step()
+        optimizer.zero_grad()
+    seconds = time.time() - start
+    model.eval()
+    logits = []
+    with torch.no_grad():
+        for i in range(0, len(dev), 64):
+            logits.append(model(**inputs(dev.columns, slice(i, i + 64))).logits.numpy())
+    tags = predicted_tags(dev.windows, np.concatenate(logits), dev.sentence_lengths, task.labels)
+    scores = entity_scores([s.tags for s in dev.sentences], tags).as_dict()
+    return {f"eval_{name}": value for name, value in scores.items()}, seconds
+
+
+def main(argv):
+    del argv
+    task = make_task()
+    train, dev = task.read_split("train"), task.read_split("dev")
+    if FLAGS.train_sentences:
+        kept = [w for w in train.windows if w.sentence_index < FLAGS.train_sentences]
+        train = dataclasses.replace(
+            train, sentences=train.sentences[:FLAGS.train_sentences], windows=kept,
+            columns={k: v[:len(kept)] for k, v in train.columns.items()})
+    order = training_order(train, np.random.default_rng(FLAGS.seed))
+    with tempfile.TemporaryDirectory(prefix="finetune_ner_") as output_dir:
+        ours, seconds, initial_head = run_ours(task, order, dev, output_dir)
+    rows = [("bert_tf", ours, seconds)]
+    if FLAGS.compare_hf:
+        rows.append(("HF transformers", *run_hf(task, order, dev, initial_head)))
+    print_table(rows, len(train.sentences), len(train), len(order))
+
+
+def print_table(rows, sentences, windows, sequences):
+    print(f"\nCoNLL-2003, first {sentences} train sentences ({windows} windows), "
+          f"{FLAGS.epochs:g} epochs, lr {FLAGS.learning_rate:g}, batch {FLAGS.batch_size}, "
+          f"seq {FLAGS.max_seq_length}; dev = all of eng.testa")
+    print("\n| implementation | dev F1 | precision | recall | PER / ORG / LOC / MISC F1 "
+          "| train time | seq/s |")
+    print("|---|---|---|---|---|---|---|")
+    for name, results, seconds in rows:
+        types = " / ".join(f"{100 * results[f'eval_{t}_f1']:.1f}"
+                           for t in ("PER", "ORG", "LOC", "MISC"))
+        print(f"| {name} | {100 * results['eval_f1']:.1f} | {100 * results['eval_precision']:.1f}"
+              f" | {100 * results['eval_recall']:.1f} | {types} | {seconds:.0f} s | "
+              f"{sequences / seconds:.1f} |")
+
+
+if __name__ == "__main__":
+    app.run(main)

@@ -1,0 +1,287 @@
+"""CoNLL-2003 named-entity recognition (the paper's section 5.3): `run_ner.py`.
+
+Two modes:
+
+* `fine_tune`: the encoder's sequence output through dropout and a dense
+  layer gives tag logits per token (the head's variables are the
+  classifier's `output_weights` / `output_bias`); the whole network trains.
+* `feature_based`: the encoder stays frozen; its features (one of the
+  paper's six layer choices, see `token_features`) are computed once per
+  split and cached in `output_dir/features/`, then a two-layer BiLSTM and a
+  classifier (`BiLstmTagger`) train on them. The export holds the frozen
+  encoder and the tagger (`ner/...` variables), so it predicts from text.
+
+Either way each word is tagged from its first word piece; the loss and the
+token accuracy count first pieces only (label weight 1, the others 0, see
+`tagging_features`), summed over the whole step's batch. Evaluation turns
+window logits back into one tag per word and scores entities with the
+conlleval rules. Results: `eval_results.txt` (precision, recall, F1, per
+type), `dev_predictions.txt` and `test_predictions.txt` (`word gold
+predicted` lines, which conlleval reads) and `test_results.txt`.
+"""
+
+import dataclasses
+import os
+
+import keras
+import numpy as np
+import tensorflow as tf
+from keras import ops
+
+from bert_tf.checkpoints import export_original
+from bert_tf.modeling import BertEncoder, ClassificationHead
+from bert_tf.modeling.bilstm_tagger import BiLstmTagger
+from bert_tf.tasks import conll_data, tagging_features, token_features
+from bert_tf.tasks.batching import LABEL_KEY, batched_columns
+from bert_tf.tasks.classification import write_labels
+from bert_tf.tasks.entity_metrics import entity_scores
+from bert_tf.tasks.losses import correct, cross_entropy
+from bert_tf.tasks.task import Task
+from bert_tf.tokenization import FullTokenizer
+from bert_tf.training.init_checkpoint import initialize_from_checkpoint
+from bert_tf.training.objective import LossWeights, Objective
+from bert_tf.training.summaries import write_eval_results
+
+MODES = ("fine_tune", "feature_based")
+WEIGHTS_KEY = "label_weights"
+# File names of each split in --data_dir: the CoNLL release's, or the common renaming.
+SPLIT_FILES = {"train": ("eng.train", "train.txt"), "dev": ("eng.testa", "valid.txt"),
+               "test": ("eng.testb", "test.txt")}
+
+
+@dataclasses.dataclass
+class TaggingSplit:
+    """One split's sentences and the model inputs made from them (its examples).
+
+    Attributes:
+        name: "train", "dev" or "test".
+        sentences: the `conll_data.TaggedSentence`s.
+        windows: their `tagging_features.TaggingWindow`s.
+        columns: the windows as padded numpy columns.
+        features: cached frozen-encoder features (feature-based mode), once computed.
+    """
+
+    name: str
+    sentences: list
+    windows: list
+    columns: dict
+    features: object = None
+
+    def __len__(self):
+        return len(self.windows)
+
+    @property
+    def sentence_lengths(self):
+        return [len(sentence.words) for sentence in self.sentences]
+
+
+def build_token_classifier(config, num_labels):
+    """Encoder + dropout + dense on every token: float32 logits `[B, T, num_labels]`."""
+    encoder = BertEncoder(config)
+    head = ClassificationHead(num_labels, dropout_rate=config.hidden_dropout_prob,
+                              initializer_range=config.initializer_range, name="classifier")
+    logits = head(encoder(encoder.input)["sequence_output"])
+    return keras.Model(encoder.input, logits, name="bert_token_classifier")
+
+
+def build_feature_tagger(width, num_labels, lstm_units, initializer_range=0.02):
+    """Cached features `[B, T, width]` + `input_mask` -> `BiLstmTagger` logits."""
+    inputs = {"features": keras.Input((None, width), dtype="float32", name="features"),
+              "input_mask": keras.Input((None,), dtype="int32", name="input_mask")}
+    tagger = BiLstmTagger(num_labels, lstm_units=lstm_units,
+                          initializer_range=initializer_range, name="bilstm_tagger")
+    return keras.Model(inputs, tagger(inputs["features"], inputs["input_mask"]),
+                       name="bert_feature_tagger")
+
+
+def _tag_weights(batch):
+    return {"loss": LossWeights(batch[WEIGHTS_KEY])}
+
+
+def _tag_losses(logits, batch):
+    return {"loss": cross_entropy(logits, batch[LABEL_KEY])}
+
+
+def _tag_accuracy(logits, batch):
+    weights = ops.cast(batch[WEIGHTS_KEY], "float32")
+    return {"accuracy": (ops.sum(correct(logits, batch[LABEL_KEY]) * weights),
+                         ops.sum(weights))}
+
+
+def tagging_objective():
+    """Mean cross-entropy and accuracy over the first pieces of words (`label_weights`).
+
+    Other tokens (later pieces, `[CLS]`, `[SEP]`, padding) have weight 0 and
+    change nothing, whatever their logits:
+
+    >>> import numpy as np
+    >>> from bert_tf.training.objective import batch_loss
+    >>> logits = np.array([[[0.0, 0.0], [50.0, -50.0]]], "float32")
+    >>> batch = {"label_ids": np.array([[0, 1]]), "label_weights": np.array([[1.0, 0.0]])}
+    >>> round(float(batch_loss(tagging_objective(), logits, batch)[0]), 5)
+    0.69315
+    """
+    return Objective(_tag_weights, _tag_losses, _tag_accuracy, ("accuracy",))
+
+
+class NerTask(Task):
+    """The `Task` of run_ner.py.
+
+    Args:
+        data_dir: folder with the CoNLL-2003 files (`SPLIT_FILES`).
+        model_files: the resolved `ModelFiles` (config, vocabulary, start weights).
+        max_seq_length: tokens per window.
+        do_lower_case: lower-case and strip accents (uncased models).
+        mode: "fine_tune" or "feature_based".
+        doc_stride: word pieces between window starts of long sentences.
+        feature_layers: feature-based mode: one of `token_features.FEATURE_LAYERS`.
+        lstm_units: feature-based mode: units per LSTM direction.
+        cache_dir: feature-based mode: where feature caches go.
+        feature_batch_size: windows per encoder pass when computing features.
+    """
+
+    name = "ner"
+
+    def __init__(self, data_dir, model_files, max_seq_length, do_lower_case, mode="fine_tune",
+                 doc_stride=64, feature_layers="concat_last_four", lstm_units=768,
+                 cache_dir=None, feature_batch_size=32):
+        if mode not in MODES:
+            raise ValueError(f"--mode={mode!r}: choose one of {', '.join(MODES)}")
+        if mode == "feature_based":
+            if feature_layers not in token_features.FEATURE_LAYERS:
+                raise ValueError(f"--feature_layers={feature_layers!r}: choose one of "
+                                 f"{', '.join(token_features.FEATURE_LAYERS)}")
+            if not model_files.init_checkpoint:
+                raise ValueError("--mode=feature_based needs --init_checkpoint: the features "
+                                 "come from a pretrained encoder that is never trained")
+            if not cache_dir:
+                raise ValueError("--mode=feature_based needs a folder for its feature cache")
+        self.data_dir = data_dir
+        self.model_files = model_files
+        self.max_seq_length = max_seq_length
+        self.do_lower_case = do_lower_case
+        self.mode = mode
+        self.doc_stride = doc_stride
+        self.feature_layers = feature_layers
+        self.lstm_units = lstm_units
+        self.cache_dir = cache_dir
+        self.feature_batch_size = feature_batch_size
+        self.labels = conll_data.bio_labels()
+        self.tokenizer = FullTokenizer(model_files.vocab_file, do_lower_case=do_lower_case)
+        self._encoder = None
+
+    def record(self):
+        record = {"task": self.name, "mode": self.mode, "labels": list(self.labels),
+                  "max_seq_length": self.max_seq_length, "doc_stride": self.doc_stride,
+                  "do_lower_case": self.do_lower_case}
+        if self.mode == "feature_based":
+            record.update(feature_layers=self.feature_layers, lstm_units=self.lstm_units)
+        return record
+
+    # -- data -------------------------------------------------------------------
+
+    def split_path(self, split):
+        """The file of `split` in `data_dir` (the first of its `SPLIT_FILES` names present)."""
+        names = SPLIT_FILES[split]
+        for name in names:
+            path = os.path.join(self.data_dir or "", name)
+            if os.path.exists(path):
+                return path
+        raise FileNotFoundError(f"--data_dir={self.data_dir}: no {' or '.join(names)} "
+                                f"for the {split} split")
+
+    def read_split(self, split):
+        sentences = conll_data.read_conll(self.split_path(split), split)
+        windows = tagging_features.tagging_windows(
+            sentences, self.tokenizer, self.labels, self.max_seq_length, self.doc_stride)
+        columns = tagging_features.window_columns(windows, self.max_seq_length)
+        return TaggingSplit(split, sentences, windows, columns)
+
+    # -- model ------------------------------------------------------------------
+
+    def build_model(self):
+        config = self.model_files.config
+        if self.mode == "fine_tune":
+            return build_token_classifier(config, len(self.labels))
+        width = token_features.feature_width(config.hidden_size, self.feature_layers)
+        return build_feature_tagger(width, len(self.labels), self.lstm_units,
+                                    config.initializer_range)
+
+    def objective(self):
+        return tagging_objective()
+
+    # -- inputs -----------------------------------------------------------------
+
+    def dataset(self, examples, batch_size, is_training, input_context=None, seed=None):
+        if self.mode == "fine_tune":
+            return batched_columns(examples.columns, len(examples), batch_size, is_training,
+                                   seed, input_context)
+        return token_features.feature_dataset(self.features(examples), examples.columns,
+                                              batch_size, is_training, seed, input_context)
+
+    def encoder(self):
+        """The frozen pretrained encoder of the feature-based mode (built once)."""
+        if self._encoder is None:
+            self._encoder = BertEncoder(self.model_files.config)
+            initialize_from_checkpoint(self._encoder, self.model_files.init_checkpoint)
+        return self._encoder
+
+    def features(self, split):
+        """The split's frozen-encoder features, from the cache or computed into it."""
+        if split.features is None:
+            os.makedirs(self.cache_dir, exist_ok=True)
+            path = os.path.join(self.cache_dir, f"{split.name}_{self.feature_layers}.npy")
+            key = token_features.fingerprint(self.model_files.init_checkpoint,
+                                             self.feature_layers, split.columns)
+            split.features = token_features.cached_features(
+                path, lambda: token_features.feature_extractor(self.encoder(),
+                                                               self.feature_layers),
+                split.columns, self.feature_batch_size, key)
+        return split.features
+
+    # -- outputs ----------------------------------------------------------------
+
+    def predicted_tags(self, outputs, split):
+        return tagging_features.predicted_tags(split.windows, outputs, split.sentence_lengths,
+                                               self.labels)
+
+    def eval_results(self, outputs, examples):
+        columns = examples.columns
+        weights = columns[WEIGHTS_KEY]
+        loss = float(np.sum(np.asarray(cross_entropy(outputs, columns[LABEL_KEY])) * weights)
+                     / max(float(weights.sum()), 1.0))
+        scores = entity_scores([s.tags for s in examples.sentences],
+                               self.predicted_tags(outputs, examples))
+        return {"eval_loss": loss,
+                **{f"eval_{name}": value for name, value in scores.as_dict().items()}}
+
+    def evaluate(self, context, examples):
+        outputs = context.predict(self.dataset(examples, context.options.eval_batch_size, False))
+        if context.trainer.is_chief:
+            self.write_tags(os.path.join(context.options.output_dir, "dev_predictions.txt"),
+                            outputs, examples)
+        return self.eval_results(outputs, examples)
+
+    def write_tags(self, path, outputs, split):
+        """Writes `word gold predicted` lines of the split's sentences to `path`."""
+        lines = conll_data.prediction_lines(split.sentences, self.predicted_tags(outputs, split))
+        with tf.io.gfile.GFile(path, "w") as f:
+            f.write("".join(lines))
+
+    def write_predictions(self, outputs, examples, output_dir):
+        """`test_predictions.txt` (for conlleval) and `test_results.txt` (our entity scores)."""
+        self.write_tags(os.path.join(output_dir, "test_predictions.txt"), outputs, examples)
+        results = self.eval_results(outputs, examples)
+        write_eval_results(os.path.join(output_dir, "test_results.txt"),
+                           {name.replace("eval_", "test_", 1): value
+                            for name, value in results.items()})
+
+    def export(self, model, output_dir):
+        """The original release folder plus `labels.txt`; feature-based: encoder + tagger."""
+        if self.mode == "feature_based":
+            encoder = self.encoder()
+            selected = token_features.select_layers(encoder(encoder.input), self.feature_layers)
+            tagger = model.get_layer("bilstm_tagger")
+            model = keras.Model(encoder.input, tagger(selected, encoder.input["input_mask"]))
+        export_original(model, self.model_files.config, self.model_files.vocab_file, output_dir)
+        write_labels(self.labels, output_dir)

@@ -1,0 +1,157 @@
+"""Frozen-BERT token features for the feature-based tagger, computed once and cached.
+
+The paper's feature-based NER (section 5.3) takes token vectors from a BERT
+whose weights stay fixed, in one of six ways, the rows of its feature table:
+
+* `embeddings`: the embedding layer's output;
+* `second_to_last`, `last`: one transformer layer's output;
+* `sum_last_four`, `sum_all`: the sum of the last four / of every
+  transformer layer's output (plain sums with equal weights);
+* `concat_last_four`: the last four layers side by side (4x wider).
+
+Since the encoder never changes, its features are computed once per split
+and kept in a `.npy` file: only the real tokens of each window, row after
+row (`[total tokens, width]`), read back as a memory map. A JSON file beside
+it holds a fingerprint (checkpoint, layers, the windows' token ids); a cache
+whose fingerprint differs is rebuilt. Training epochs then read features
+and never run the encoder.
+"""
+
+import hashlib
+import json
+import os
+
+import keras
+import numpy as np
+import tensorflow as tf
+from absl import logging
+from keras import ops
+
+from bert_tf.tasks.batching import batched_columns
+
+FEATURE_LAYERS = ("embeddings", "second_to_last", "last", "sum_last_four",
+                  "concat_last_four", "sum_all")
+ENCODER_INPUTS = ("input_ids", "input_mask", "segment_ids")
+
+
+def select_layers(outputs, feature_layers):
+    """The features `feature_layers` names, from a `BertEncoder`'s output dict."""
+    layers = outputs["encoder_outputs"]
+    if feature_layers == "embeddings":
+        return outputs["embedding_output"]
+    if feature_layers == "second_to_last":
+        return layers[-2]
+    if feature_layers == "last":
+        return layers[-1]
+    if feature_layers == "sum_last_four":
+        return ops.sum(ops.stack(layers[-4:]), axis=0)
+    if feature_layers == "concat_last_four":
+        return ops.concatenate(layers[-4:], axis=-1)
+    if feature_layers == "sum_all":
+        return ops.sum(ops.stack(layers), axis=0)
+    raise ValueError(f"--feature_layers={feature_layers!r}: choose one of "
+                     f"{', '.join(FEATURE_LAYERS)}")
+
+
+def feature_width(hidden_size, feature_layers):
+    """Width of one token's feature vector.
+
+    >>> feature_width(768, "concat_last_four"), feature_width(768, "sum_all")
+    (3072, 768)
+    """
+    return hidden_size * (4 if feature_layers == "concat_last_four" else 1)
+
+
+def feature_extractor(encoder, feature_layers):
+    """A Keras model: encoder inputs -> the chosen float32 features `[B, T, width]`."""
+    selected = select_layers(encoder(encoder.input), feature_layers)
+    return keras.Model(encoder.input, ops.cast(selected, "float32"))
+
+
+def fingerprint(init_checkpoint, feature_layers, columns):
+    """What a cache was computed from: checkpoint, layers and a digest of the token ids."""
+    digest = hashlib.sha256()
+    for name in ENCODER_INPUTS:
+        digest.update(np.ascontiguousarray(columns[name]).tobytes())
+    return {"init_checkpoint": os.path.abspath(init_checkpoint) if init_checkpoint else None,
+            "feature_layers": feature_layers, "shape": list(columns["input_ids"].shape),
+            "inputs_sha256": digest.hexdigest()}
+
+
+def cached_features(path, make_extractor, columns, batch_size, key):
+    """The features of the windows in `columns`, from `path` or computed and saved there.
+
+    Args:
+        path: the `.npy` file; `<path>.json` holds its fingerprint.
+        make_extractor: returns a `feature_extractor` model; called only when
+            the features must be computed (loading an encoder costs time).
+        columns: `tagging_features.window_columns` output (padded windows).
+        batch_size: windows per forward pass.
+        key: the `fingerprint` the cache must match.
+
+    Returns:
+        A read-only memory map `[total real tokens, width]`, windows in order.
+    """
+    key_path = path + ".json"
+    if os.path.exists(path) and os.path.exists(key_path):
+        with open(key_path) as f:
+            if json.load(f) == key:
+                logging.info("%s: reusing cached features", path)
+                return np.load(path, mmap_mode="r")
+        logging.info("%s: cached features were computed from other inputs; recomputing", path)
+    if os.path.exists(key_path):
+        os.remove(key_path)
+    extractor = make_extractor()
+    lengths = columns["input_mask"].sum(axis=1)
+    width = extractor.output.shape[-1]
+    temp = f"{path}.tmp-{os.getpid()}.npy"
+    rows = np.lib.format.open_memmap(temp, mode="w+", dtype=np.float32,
+                                     shape=(int(lengths.sum()), width))
+    forward = tf.function(lambda batch: extractor(batch, training=False), autograph=False)
+    inputs = {name: columns[name] for name in ENCODER_INPUTS}
+    row = window = 0
+    for batch in batched_columns(inputs, len(lengths), batch_size):
+        for features in forward(batch).numpy():
+            rows[row:row + lengths[window]] = features[:lengths[window]]
+            row, window = row + lengths[window], window + 1
+    rows.flush()
+    del rows
+    os.replace(temp, path)
+    with open(key_path + ".tmp", "w") as f:
+        json.dump(key, f)
+    os.replace(key_path + ".tmp", key_path)
+    logging.info("%s: computed features of %d windows", path, window)
+    return np.load(path, mmap_mode="r")
+
+
+def feature_dataset(features, columns, batch_size, is_training=False, seed=None,
+                    input_context=None):
+    """Batches of `{features, input_mask, label_ids, label_weights}` from cached rows.
+
+    Shuffling, sharding and batching are `batched_columns`' over window
+    indices; each batch gathers its windows' rows and pads them to the
+    windows' length.
+    """
+    mask = columns["input_mask"]
+    lengths = mask.sum(axis=1)
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    seq_length, width = mask.shape[1], features.shape[1]
+
+    def gather(windows):
+        batch = np.zeros((len(windows), seq_length, width), np.float32)
+        for row, window in enumerate(windows):
+            batch[row, :lengths[window]] = features[offsets[window]:offsets[window + 1]]
+        return batch
+
+    def add_features(batch):
+        batch = dict(batch)
+        gathered = tf.numpy_function(gather, [batch.pop("window")], tf.float32)
+        gathered.set_shape([None, seq_length, width])
+        batch["features"] = gathered
+        return batch
+
+    indexed = {"window": np.arange(len(mask)), "input_mask": mask,
+               "label_ids": columns["label_ids"], "label_weights": columns["label_weights"]}
+    dataset = batched_columns(indexed, len(mask), batch_size, is_training, seed, input_context)
+    return dataset.map(add_features, num_parallel_calls=tf.data.AUTOTUNE).prefetch(
+        tf.data.AUTOTUNE)

@@ -1,0 +1,158 @@
+"""The NER family run in-process through the runner flow, both modes, on real CoNLL sentences."""
+
+import keras
+import numpy as np
+import pytest
+import seqeval.metrics
+import tensorflow as tf
+import torch
+
+from bert_tf.checkpoints import CheckpointError, export_original, restore, save_tf1_checkpoint
+from bert_tf.modeling import BertEncoder
+from bert_tf.modeling.bilstm_tagger import BiLstmTagger
+from bert_tf.tasks import runner, token_features
+from bert_tf.tasks.model_files import ModelFiles
+from bert_tf.tasks.ner import (NerTask, build_feature_tagger, build_token_classifier,
+                               tagging_objective)
+from bert_tf.tasks.tagging_features import predicted_tags
+from bert_tf.training.init_checkpoint import initialize_from_checkpoint
+from bert_tf.training.objective import batch_loss
+from tasks.task_runs import (conll_subset, quick_options, read_predictions, read_results,
+                             tiny_model_files)
+
+
+def _assert_scores_match_seqeval(results, gold, predicted, prefix):
+    assert results[f"{prefix}_f1"] == pytest.approx(seqeval.metrics.f1_score(gold, predicted),
+                                                    abs=1e-12)
+    assert results[f"{prefix}_precision"] == pytest.approx(
+        seqeval.metrics.precision_score(gold, predicted), abs=1e-12)
+    assert results[f"{prefix}_recall"] == pytest.approx(
+        seqeval.metrics.recall_score(gold, predicted), abs=1e-12)
+
+
+def test_objective_is_cross_entropy_over_first_pieces_only():
+    rng = np.random.default_rng(0)
+    logits = rng.normal(size=(3, 7, 9)).astype("float32")
+    labels = rng.integers(0, 9, (3, 7)).astype("int32")
+    weights = (rng.random((3, 7)) < 0.5).astype("float32")
+    total, _ = batch_loss(tagging_objective(), logits, {"label_ids": labels,
+                                                        "label_weights": weights})
+    ignored = np.where(weights > 0, labels, -100)
+    theirs = torch.nn.functional.cross_entropy(torch.from_numpy(logits).reshape(-1, 9),
+                                               torch.from_numpy(ignored).long().reshape(-1))
+    assert float(total) == pytest.approx(float(theirs), rel=1e-6)
+
+
+def test_fine_tune_trains_evaluates_predicts_and_exports(tmp_path):
+    data = conll_subset(tmp_path, 24)
+    task = NerTask(str(data), tiny_model_files(), max_seq_length=32, do_lower_case=True,
+                   doc_stride=16)
+    out = tmp_path / "out"
+    results = runner.run(task, quick_options(out, do_train=True, do_eval=True,
+                                             do_predict=True))
+    written = read_results(out / "eval_results.txt")
+    assert {"eval_f1", "eval_precision", "eval_recall", "eval_accuracy", "eval_loss",
+            "global_step", "eval_PER_f1", "eval_LOC_f1"} <= set(written)
+    dev = task.read_split("dev")
+    assert results["global_step"] == len(task.read_split("train")) // 8
+    gold, predicted = read_predictions(out / "dev_predictions.txt")
+    assert gold == [list(s.tags) for s in dev.sentences]
+    _assert_scores_match_seqeval(results, gold, predicted, "eval")
+    test_gold, test_predicted = read_predictions(out / "test_predictions.txt")
+    _assert_scores_match_seqeval({k: float(v) for k, v in
+                                  read_results(out / "test_results.txt").items()},
+                                 test_gold, test_predicted, "test")
+    # The exported folder predicts what was scored, and its loss is torch's.
+    model = build_token_classifier(task.model_files.config, len(task.labels))
+    restore(model, str(out))
+    inputs = {k: dev.columns[k] for k in ("input_ids", "input_mask", "segment_ids")}
+    logits = np.asarray(model(inputs, training=False))
+    assert [list(t) for t in predicted_tags(dev.windows, logits, dev.sentence_lengths,
+                                            task.labels)] == predicted
+    labels = np.where(dev.columns["label_weights"] > 0, dev.columns["label_ids"], -100)
+    loss = torch.nn.functional.cross_entropy(torch.tensor(logits).reshape(-1, 9),
+                                             torch.from_numpy(labels).long().reshape(-1))
+    assert results["eval_loss"] == pytest.approx(float(loss), rel=1e-5)
+    assert (out / "labels.txt").read_text().split() == list(task.labels)
+
+
+def _init_checkpoint(tmp_path):
+    """A random tiny encoder exported as an original release folder (the frozen encoder)."""
+    files = tiny_model_files(num_hidden_layers=4)
+    keras.utils.set_random_seed(7)
+    encoder = BertEncoder(files.config)
+    export_original(encoder, files.config, files.vocab_file, str(tmp_path / "init"))
+    return ModelFiles(files.config, files.vocab_file,
+                      str(tmp_path / "init" / "bert_model.ckpt"))
+
+
+def test_feature_based_caches_features_and_exports_the_bilstm(tmp_path):
+    data = conll_subset(tmp_path, 16)
+    files = _init_checkpoint(tmp_path)
+    out = tmp_path / "out"
+
+    def task():
+        return NerTask(str(data), files, max_seq_length=32, do_lower_case=True, doc_stride=16,
+                       mode="feature_based", feature_layers="concat_last_four", lstm_units=8,
+                       cache_dir=str(out / "features"))
+
+    options = dict(init_checkpoint=files.init_checkpoint, learning_rate=1e-2)
+    trained = runner.run(task(), quick_options(out, do_train=True, do_eval=True, **options))
+    caches = sorted(p.name for p in (out / "features").iterdir())
+    assert caches == ["dev_concat_last_four.npy", "dev_concat_last_four.npy.json",
+                      "train_concat_last_four.npy", "train_concat_last_four.npy.json"]
+    stamps = [(out / "features" / name).stat().st_mtime_ns for name in caches]
+    # Scoring the folder again: the BiLSTM comes back from the training checkpoint and
+    # the features from the cache (not recomputed).
+    rescored = runner.run(task(), quick_options(out, do_eval=True, **options))
+    assert rescored == trained
+    assert [(out / "features" / name).stat().st_mtime_ns for name in caches] == stamps
+
+    # The export holds the unchanged encoder and every tagger variable: rebuilt from it
+    # alone, text in, it gives the trained tagger's logits on the cached features.
+    reader = tf.train.load_checkpoint(str(out / "bert_model.ckpt"))
+    original = tf.train.load_checkpoint(files.init_checkpoint)
+    names = reader.get_variable_to_shape_map()
+    assert sum(name.startswith("ner/") for name in names) == 14
+    for name in original.get_variable_to_shape_map():
+        np.testing.assert_array_equal(reader.get_tensor(name), original.get_tensor(name))
+    encoder = BertEncoder(files.config)
+    selected = token_features.select_layers(encoder(encoder.input), "concat_last_four")
+    tagger = BiLstmTagger(9, lstm_units=8)
+    pipeline = keras.Model(encoder.input, tagger(selected, encoder.input["input_mask"]))
+    restore(pipeline, str(out))
+    dev = task().read_split("dev")
+    exported = np.asarray(pipeline({k: dev.columns[k] for k in token_features.ENCODER_INPUTS}))
+    trained = build_feature_tagger(4 * 32, 9, 8)
+    initialize_from_checkpoint(trained, tf.train.latest_checkpoint(str(out)))
+    cached = np.load(out / "features" / "dev_concat_last_four.npy")
+    batches = token_features.feature_dataset(cached, dev.columns, batch_size=64)
+    logits = np.concatenate([np.asarray(trained({"features": b["features"],
+                                                 "input_mask": b["input_mask"]}))
+                             for b in batches])
+    mask = dev.columns["input_mask"].astype(bool)
+    assert np.abs(logits[mask]).max() > 0.05
+    np.testing.assert_allclose(exported[mask], logits[mask], atol=1e-5)
+    _, predicted = read_predictions(out / "dev_predictions.txt")
+    assert [list(t) for t in predicted_tags(dev.windows, logits, dev.sentence_lengths,
+                                            task().labels)] == predicted
+
+
+def test_a_layer_without_an_original_name_is_not_dropped_silently(tmp_path):
+    files = tiny_model_files()
+    encoder = BertEncoder(files.config)
+    extra = keras.layers.Dense(3, name="my_head")
+    model = keras.Model(encoder.input, extra(encoder(encoder.input)["sequence_output"]))
+    with pytest.raises(CheckpointError, match="my_head/kernel"):
+        save_tf1_checkpoint(model, str(tmp_path / "bert_model.ckpt"))
+    assert not list(tmp_path.iterdir())
+
+
+def test_bad_data_fails_before_training_naming_the_line(tmp_path):
+    data = conll_subset(tmp_path, 4)
+    with open(data / "eng.testa", "a") as f:
+        f.write("Paris NNP I-NP I-CITY\n")
+    task = NerTask(str(data), tiny_model_files(), max_seq_length=32, do_lower_case=True)
+    with pytest.raises(ValueError, match=r"eng.testa:\d+: unknown entity tag 'I-CITY'"):
+        runner.run(task, quick_options(tmp_path / "out", do_train=True, do_eval=True))
+    assert not (tmp_path / "out").exists()

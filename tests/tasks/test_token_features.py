@@ -1,0 +1,102 @@
+"""Frozen-encoder features: the six layer choices vs HF hidden states, the cache, the dataset."""
+
+import keras
+import numpy as np
+import pytest
+import torch
+
+from bert_tf.config import BertConfig
+from bert_tf.modeling import BertEncoder
+from bert_tf.tasks import conll_data, tagging_features, token_features
+from bert_tf.tokenization import FullTokenizer
+from tests_shared import shared_path
+
+LABELS = conll_data.bio_labels()
+
+
+def _columns(vocab_file, sentences=40, max_seq_length=24):
+    dev = conll_data.read_conll(shared_path("conll2003", "eng.testa"))[:sentences]
+    windows = tagging_features.tagging_windows(dev, FullTokenizer(str(vocab_file)), LABELS,
+                                               max_seq_length, doc_stride=8)
+    return tagging_features.window_columns(windows, max_seq_length)
+
+
+def _hf_combination(hidden_states, feature_layers):
+    """The paper's feature choices from HF's (embeddings, layer 1, ..., layer L) tuple."""
+    layers = [h.numpy() for h in hidden_states]
+    return {"embeddings": layers[0], "second_to_last": layers[-2], "last": layers[-1],
+            "sum_last_four": sum(layers[-4:]),
+            "concat_last_four": np.concatenate(layers[-4:], axis=-1),
+            "sum_all": sum(layers[1:])}[feature_layers]
+
+
+def test_every_feature_choice_matches_hf_hidden_states(minilm_encoder, hf_minilm, minilm_dir,
+                                                       tmp_path):
+    columns = _columns(minilm_dir / "vocab.txt")
+    mask = columns["input_mask"].astype(bool)
+    assert len(mask) > 40 and mask.sum(axis=1).min() < mask.shape[1]
+    with torch.no_grad():
+        hidden = hf_minilm(input_ids=torch.from_numpy(columns["input_ids"]).long(),
+                           attention_mask=torch.from_numpy(columns["input_mask"]).long(),
+                           token_type_ids=torch.from_numpy(columns["segment_ids"]).long(),
+                           output_hidden_states=True).hidden_states
+    for feature_layers in token_features.FEATURE_LAYERS:
+        extractor = token_features.feature_extractor(minilm_encoder, feature_layers)
+        key = token_features.fingerprint(None, feature_layers, columns)
+        rows = token_features.cached_features(str(tmp_path / f"{feature_layers}.npy"),
+                                              lambda: extractor, columns, 16, key)
+        expected = _hf_combination(hidden, feature_layers)[mask]  # real tokens, window order
+        assert rows.shape == (mask.sum(), token_features.feature_width(384, feature_layers))
+        scale = np.abs(expected).max()
+        np.testing.assert_allclose(rows, expected, atol=2e-5 * scale, rtol=0)
+
+
+def _tiny_encoder(seed):
+    config = BertConfig(vocab_size=30522, hidden_size=8, num_hidden_layers=4,
+                        num_attention_heads=2, intermediate_size=16,
+                        max_position_embeddings=32)
+    keras.utils.set_random_seed(seed)
+    return BertEncoder(config)
+
+
+def test_cache_is_reused_only_for_the_same_inputs(uncased_vocab_file, tmp_path):
+    columns = _columns(uncased_vocab_file, sentences=12)
+    path = str(tmp_path / "dev.npy")
+    first = token_features.feature_extractor(_tiny_encoder(1), "last")
+    second = token_features.feature_extractor(_tiny_encoder(2), "last")
+    key = token_features.fingerprint("ckpt-1", "last", columns)
+    computed = np.array(token_features.cached_features(path, lambda: first, columns, 5, key))
+    # Same fingerprint: the file is read back, no encoder is even asked for.
+    reused = token_features.cached_features(
+        path, lambda: pytest.fail("recomputed a cached split"), columns, 5, key)
+    np.testing.assert_array_equal(reused, computed)
+    # Another checkpoint: recomputed with the second encoder.
+    other_key = token_features.fingerprint("ckpt-2", "last", columns)
+    recomputed = token_features.cached_features(path, lambda: second, columns, 5, other_key)
+    assert not np.allclose(recomputed, computed)
+    mask = columns["input_mask"].astype(bool)
+    np.testing.assert_allclose(recomputed, np.asarray(second(
+        {k: columns[k] for k in token_features.ENCODER_INPUTS}))[mask], atol=1e-5)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dev.npy", "dev.npy.json"]
+    with pytest.raises(ValueError, match="--feature_layers='middle'"):
+        token_features.feature_extractor(_tiny_encoder(1), "middle")
+
+
+def test_feature_dataset_pads_each_window_back(uncased_vocab_file, tmp_path):
+    columns = _columns(uncased_vocab_file, sentences=12)
+    mask = columns["input_mask"]
+    windows, length = mask.shape
+    rows = np.arange(mask.sum() * 3, dtype=np.float32).reshape(-1, 3)
+    batches = list(token_features.feature_dataset(rows, columns, batch_size=4))
+    features = np.concatenate([b["features"].numpy() for b in batches])
+    assert features.shape == (windows, length, 3)
+    np.testing.assert_array_equal(features[mask.astype(bool)], rows)
+    assert not features[~mask.astype(bool)].any()
+    for name in ("input_mask", "label_ids", "label_weights"):
+        np.testing.assert_array_equal(np.concatenate([b[name].numpy() for b in batches]),
+                                      columns[name])
+    training = token_features.feature_dataset(rows, columns, 4, is_training=True, seed=3)
+    seen = [b for _, b in zip(range(windows), training)]
+    assert all(b["features"].shape == (4, length, 3) for b in seen)
+    firsts = {tuple(b["features"].numpy()[0, 0]) for b in seen}
+    assert len(firsts) > 1
