@@ -103,6 +103,8 @@ class SpanQAServing(TextServingModule):
         tf.debugging.assert_equal(tf.size(question), tf.size(context),
                                   message="question and context must have the same length")
         batch_size = tf.size(question, tf.int64)
+        # Offsets count the characters of valid UTF-8: invalid bytes go first.
+        context = tf.strings.unicode_transcode(context, "UTF-8", "UTF-8", errors="ignore")
         query = self.preprocessor(question).ids[:, :self.options["max_query_length"]]
         pieces = self.preprocessor(context)
         windows = context_windows(query.row_lengths(), pieces.ids.row_lengths(),

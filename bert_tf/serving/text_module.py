@@ -13,6 +13,9 @@ inputs; this base gives it three signatures:
   `do_lower_case`, `max_seq_length`, `bert_config` as JSON, plus the kind's
   own entries such as `labels`), so that no caller passes flags.
 
+A kind with other inputs (span QA: question and context) replaces the
+first two (`answer_signatures`) and its tokenization (`text_preprocessor`).
+
 The vocabulary is kept as a SavedModel asset (`assets/vocab.txt`), tracked
 as `vocab_file`.
 """

@@ -228,8 +228,13 @@ def test_metadata(span_qa):
         assert outputs[f"v2/metadata/{key}"].item() == expected, key
 
 
-def test_mismatched_lengths_fail_clearly(span_qa):
-    served = tf.saved_model.load(str(span_qa[1]["v1"]))
+@pytest.fixture(scope="module")
+def loaded_v1(span_qa):
+    return tf.saved_model.load(str(span_qa[1]["v1"]))
+
+
+def test_mismatched_lengths_fail_clearly(loaded_v1):
+    served = loaded_v1
     with pytest.raises(tf.errors.InvalidArgumentError,
                        match="question and context must have the same length"):
         served.signatures["serving_default"](question=tf.constant(["a", "b"]),
@@ -248,3 +253,18 @@ def test_saved_model_cli_lists_the_signatures(span_qa):
         assert f"inputs['{name}'] tensor_info:" in shown.stdout
     for name in ("answer", "start", "end", "score", "null_score_diff", "doc_stride"):
         assert f"outputs['{name}'] tensor_info:" in shown.stdout
+
+
+def test_invalid_utf8_is_dropped_before_offsets_count(loaded_v1):
+    served = loaded_v1
+    question, context = QUESTIONS[4]
+    broken = context.encode("utf-8").replace(b" ", b" \xff\xe2\x82 ", 5)
+    clean = broken.decode("utf-8", "ignore")
+    assert clean != context and len(clean) == len(context) + 5
+    answers = [served.signatures["serving_default"](question=tf.constant([question]),
+                                                    context=tf.constant([text]))
+               for text in (broken, clean.encode("utf-8"))]
+    start, end = int(answers[0]["start"][0]), int(answers[0]["end"][0])
+    assert start >= 0 and answers[0]["answer"][0].numpy().decode() == clean[start:end]
+    for key in ("answer", "start", "end", "score"):
+        assert answers[0][key].numpy() == answers[1][key].numpy()
