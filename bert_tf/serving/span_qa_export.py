@@ -19,10 +19,11 @@ prediction runs in the graph:
 For a batch of B questions the signature returns `answer` string [B],
 `start` / `end` int32 [B] (character offsets into the context, end
 exclusive: `context[start:end] == answer` in Python), and `score` float32
-[B] (start + end logit). With `version_2_with_negative` it also returns
-`null_score_diff` (the [CLS] score, smallest over the windows, minus the
-best span's), and answers "" when it exceeds `null_score_diff_threshold`.
-No answer (an empty context, or no valid span) is "", -1, -1.
+[B] (start + end logit of the best span). With `version_2_with_negative`
+it also returns `null_score_diff` (the [CLS] score, smallest over the
+windows, minus the best span's) and answers "", -1, -1 when that exceeds
+`null_score_diff_threshold` (`score` stays the best span's). Without any
+valid span (an empty context) the answer is "", -1, -1 and `score` 0.
 """
 
 import tensorflow as tf
@@ -123,14 +124,9 @@ class SpanQAServing(TextServingModule):
         score = tf.where(found, score, 0.0)
         outputs = {}
         if self.options["version_2_with_negative"]:
-            # The smallest [CLS] score over the windows, in float64 as in Python.
-            null = -tf.math.unsorted_segment_max(
-                -(tf.cast(starts[:, 0], tf.float64) + tf.cast(ends[:, 0], tf.float64)),
-                windows.example, batch_size)
-            # An empty context has no window: no null score either (0, as in Python).
-            null = tf.where(windows.first_window[1:] > windows.first_window[:-1], null, 0.0)
-            outputs["null_score_diff"] = tf.cast(null - score, tf.float32)
-            found &= null - score <= self.options["null_score_diff_threshold"]
+            null_diff = _null_scores(windows, starts, ends, batch_size) - score
+            outputs["null_score_diff"] = tf.cast(null_diff, tf.float32)
+            found &= null_diff <= self.options["null_score_diff_threshold"]
         # Piece indices within each context -> flat piece indices of the batch.
         base = pieces.ids.row_starts()
         start = _gather_or_minus_one(pieces.starts.flat_values, first + base, found)
@@ -204,6 +200,15 @@ class SpanQAServing(TextServingModule):
                              first_best, batch_dims=1)
 
         return chosen(start_at), chosen(end_at), best
+
+
+def _null_scores(windows, starts, ends, batch_size):
+    """Each example's smallest [CLS] start + end logit over its windows (float64, as in
+    Python); 0 for an example without windows (an empty context), as in Python."""
+    null = -tf.math.unsorted_segment_max(
+        -(tf.cast(starts[:, 0], tf.float64) + tf.cast(ends[:, 0], tf.float64)),
+        windows.example, batch_size)
+    return tf.where(windows.first_window[1:] > windows.first_window[:-1], null, 0.0)
 
 
 def _gather_or_minus_one(values, indices, found):

@@ -36,8 +36,8 @@ def context_windows(query_lengths, context_lengths, max_seq_length, doc_stride):
     ([0, 0, 0, 2], [0, 3, 6, 0])
     >>> windows.length.numpy().tolist(), windows.first_window.numpy().tolist()
     ([4, 4, 4, 3], [0, 3, 3, 4])
-    >>> windows.max_context.to_list()
-    [[True, True, True, True], [False, True, True, True], [False, True, True, True], [True, True, True]]
+    >>> windows.max_context[:2].to_list()
+    [[True, True, True, True], [False, True, True, True]]
     """
     max_pieces = max_seq_length - query_lengths - 3
     step = tf.minimum(max_pieces, doc_stride)

@@ -19,7 +19,8 @@ HARD_CASES = [
     "", "   ", "\t\n", "a", "Ünïcödé café naïve — 東京大学 ΣΊΣΥΦΟΣ 🙂 ok",
     "Cafe\u0301 re\u0301sume\u0301 \u0130stanbul \ufb01ne \u00df \u2028x\u00a0y",
     "zero\u200bwidth\x00nul\ufffd ctrl\x07 (1895\u20131943).", "x" * 201 + " short",
-    "supercalifragilisticexpialidocious!!! don't e.g. U.S.A.", "\u3042\u3044\u3046 mixed \uac00\ub098",
+    "supercalifragilisticexpialidocious!!! don't e.g. U.S.A.",
+    "\u3042\u3044\u3046 mixed \uac00\ub098",
     "\U0001d16d\U0001d165 \U0001f600\U0001f601 word", "ΣΑΣ Σ σΣ ΑΣ.",
 ]
 
