@@ -7,7 +7,9 @@
 (bert_model.ckpt + bert_config.json + vocab.txt, and labels.txt for a
 classifier), a checkpoint prefix in one, or a HuggingFace safetensors
 folder. Kinds: `encoder` (features), `masked_lm` (top-k tokens for each
-[MASK]; needs the pretraining heads) and `classifier` (run_classifier.py).
+[MASK]; needs the pretraining heads), `classifier` (run_classifier.py) and
+`span_qa` (run_squad.py: question + context -> answer; pass the
+--max_seq_length and SQuAD flags it was trained with).
 The export holds the vocabulary, casing, sequence length and labels, so
 clients pass only text.
 """
@@ -18,6 +20,8 @@ from bert_tf import serving
 from bert_tf.scripts import cli
 
 FLAGS = flags.FLAGS
+SPAN_FLAGS = ("doc_stride", "max_query_length", "n_best_size", "max_answer_length",
+              "version_2_with_negative", "null_score_diff_threshold")
 flags.DEFINE_enum("kind", None, sorted(serving.KINDS), "What the export answers.")
 flags.DEFINE_string("model_dir", None, "Checkpoint folder (or prefix) to export.")
 flags.DEFINE_string("export_dir", None, "Where to write the SavedModel (an existing "
@@ -26,13 +30,21 @@ flags.DEFINE_string("vocab_file", None, "Vocabulary (default: vocab.txt of --mod
 flags.DEFINE_integer("max_seq_length", 128, "Length texts are packed and truncated to.")
 flags.DEFINE_bool("do_lower_case", True, "Lower-case the input (uncased models).")
 flags.DEFINE_integer("top_k", 5, "Tokens returned for each [MASK] (masked_lm).")
+flags.DEFINE_integer("doc_stride", 128, "span_qa: pieces between context window starts.")
+flags.DEFINE_integer("max_query_length", 64, "span_qa: question pieces kept.")
+flags.DEFINE_integer("n_best_size", 20, "span_qa: best starts and ends paired per window.")
+flags.DEFINE_integer("max_answer_length", 30, "span_qa: longest answer, in pieces.")
+flags.DEFINE_bool("version_2_with_negative", False, "span_qa: SQuAD 2.0 null answers.")
+flags.DEFINE_float("null_score_diff_threshold", 0.0,
+                   "span_qa: answer nothing when the null score beats the best span by more.")
 
 
 def run():
     """Writes the SavedModel the flags ask for."""
     serving.export(FLAGS.kind, FLAGS.model_dir, FLAGS.export_dir,
                    vocab_file=FLAGS.vocab_file, max_seq_length=FLAGS.max_seq_length,
-                   do_lower_case=FLAGS.do_lower_case, top_k=FLAGS.top_k)
+                   do_lower_case=FLAGS.do_lower_case, top_k=FLAGS.top_k,
+                   span_options={name: FLAGS[name].value for name in SPAN_FLAGS})
     logging.info("wrote the %s SavedModel to %s", FLAGS.kind, FLAGS.export_dir)
 
 

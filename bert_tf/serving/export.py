@@ -16,6 +16,7 @@ from bert_tf.serving import sources
 from bert_tf.serving.classifier_export import ClassifierServing
 from bert_tf.serving.encoder_export import EncoderServing
 from bert_tf.serving.masked_lm_export import MaskedLMServing
+from bert_tf.serving.span_qa_export import SpanQAServing
 from bert_tf.tokenization import validate_case_matches_checkpoint
 
 # kind -> (serving module, model from a source folder)
@@ -23,21 +24,23 @@ KINDS = {
     "encoder": (EncoderServing, sources.encoder_from),
     "masked_lm": (MaskedLMServing, sources.pretrainer_from),
     "classifier": (ClassifierServing, sources.classifier_from),
+    "span_qa": (SpanQAServing, sources.span_model_from),
 }
 
 
 def export(kind, model_or_folder, export_dir, *, vocab_file=None, labels=None,
-           max_seq_length=128, do_lower_case=True, top_k=5):
+           max_seq_length=128, do_lower_case=True, top_k=5, span_options=None):
     """Writes a SavedModel that answers raw text for one kind of model.
 
     Args:
-        kind: "encoder", "masked_lm" or "classifier" (see docs/SERVING.md
-            for each one's signatures).
+        kind: "encoder", "masked_lm", "classifier" or "span_qa" (see
+            docs/SERVING.md for each one's signatures).
         model_or_folder: a checkpoint folder or prefix (ours, the original
             release's, or HuggingFace safetensors), or a built Keras model:
             for "encoder" any model containing a `BertEncoder`, for
             "masked_lm" a `BertPretrainer`, for "classifier" a model from
-            encoder inputs to logits.
+            encoder inputs to logits, for "span_qa" one from encoder inputs
+            to start and end logits (`build_span_model`).
         export_dir: where to write; an existing SavedModel there is
             replaced, any other existing non-empty folder is refused.
         vocab_file: the vocabulary; default: `vocab.txt` of the folder.
@@ -45,6 +48,10 @@ def export(kind, model_or_folder, export_dir, *, vocab_file=None, labels=None,
         max_seq_length: length texts are packed (and truncated) to.
         do_lower_case: lower-case and strip accents (uncased models).
         top_k: tokens returned per mask ("masked_lm").
+        span_options: "span_qa": a dict of `SpanQAServing`'s SQuAD options
+            (`doc_stride`, `max_query_length`, `n_best_size`,
+            `max_answer_length`, `version_2_with_negative`,
+            `null_score_diff_threshold`); the original's defaults otherwise.
 
     Returns:
         `export_dir`.
@@ -89,7 +96,8 @@ def export(kind, model_or_folder, export_dir, *, vocab_file=None, labels=None,
             model = sources.find_encoder(model)
     if kind == "classifier" and labels is None:
         raise ValueError("a classifier export needs its label names")
-    options = {"classifier": {"labels": labels}, "masked_lm": {"top_k": top_k}}.get(kind, {})
+    options = {"classifier": {"labels": labels}, "masked_lm": {"top_k": top_k},
+               "span_qa": span_options or {}}.get(kind, {})
     with tempfile.TemporaryDirectory() as asset_dir:
         module = serving_class(model, vocab_file, asset_dir, max_seq_length, do_lower_case,
                                **options)

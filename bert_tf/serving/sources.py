@@ -15,7 +15,7 @@ import tensorflow as tf
 from bert_tf.checkpoints import CheckpointError, config_beside, is_huggingface, restore
 from bert_tf.checkpoints.labels import read_labels
 from bert_tf.checkpoints.tf1 import resolve_checkpoint_prefix
-from bert_tf.modeling import BertEncoder, BertPretrainer
+from bert_tf.modeling import BertEncoder, BertPretrainer, build_span_model
 from bert_tf.modeling.classifier import build_classifier
 
 # A name every original-layout checkpoint of a BERT model has.
@@ -102,6 +102,11 @@ def pretrainer_from(source):
 def classifier_from(source):
     """Encoder + classification head (`output_weights`/`output_bias`), restored."""
     return restored(build_classifier(source.config, len(source.labels)), source, "output_")
+
+
+def span_model_from(source):
+    """Encoder + span head (`cls/squad/output_weights`/`output_bias`), restored."""
+    return restored(build_span_model(source.config), source, "cls/squad/")
 
 
 def find_encoder(model):

@@ -13,11 +13,13 @@ inputs; this base gives it three signatures:
   `do_lower_case`, `max_seq_length`, `bert_config` as JSON, plus the kind's
   own entries such as `labels`), so that no caller passes flags.
 
+A kind with other inputs (span QA: question and context) replaces the
+first two (`answer_signatures`) and its tokenization (`text_preprocessor`).
+
 The vocabulary is kept as a SavedModel asset (`assets/vocab.txt`), tracked
 as `vocab_file`.
 """
 
-import functools
 import os
 
 import tensorflow as tf
@@ -76,12 +78,16 @@ class TextServingModule(tf.Module):
         with open(vocab_path, "w", encoding="utf-8") as f:
             f.write("".join(token + "\n" for token in self.tokens))
         self.vocab_file = tf.saved_model.Asset(vocab_path)
-        self.preprocessor = BertPreprocessor(
-            self.tokens, seq_length=max_seq_length, do_lower_case=do_lower_case,
-            keep_special_tokens=keep_special_tokens)
         self.config = config
         self.max_seq_length = int(max_seq_length)
         self.do_lower_case = bool(do_lower_case)
+        self.preprocessor = self.text_preprocessor(keep_special_tokens)
+
+    def text_preprocessor(self, keep_special_tokens):
+        """What turns strings into model inputs in the graph (a `BertPreprocessor`)."""
+        return BertPreprocessor(
+            self.tokens, seq_length=self.max_seq_length, do_lower_case=self.do_lower_case,
+            keep_special_tokens=keep_special_tokens)
 
     def answer(self, inputs):
         """The outputs for packed `inputs` (dict of int32 [batch, seq]); a dict of tensors."""
@@ -114,22 +120,33 @@ class TextServingModule(tf.Module):
                                   message="text_a and text_b must have the same length")
         return self.answer(self.packed((text_a, text_b)))
 
+    def answer_signatures(self):
+        """{name: concrete function} of the signatures that answer text.
+
+        By default `serving_default` (single texts) and `pairs`.
+        """
+        return {
+            "serving_default": tf.function(self.serve_texts).get_concrete_function(
+                string_spec("text")),
+            "pairs": tf.function(self.serve_pairs).get_concrete_function(
+                string_spec("text_a"), string_spec("text_b")),
+        }
+
     def signatures(self):
-        """The concrete functions to save: `serving_default`, `pairs` and `metadata`.
+        """The concrete functions to save: the `answer_signatures` and `metadata`.
 
         They are not attributes of the module, so each is traced and saved
         once.
         """
-        strings = functools.partial(tf.TensorSpec, [None], tf.string)
         values = self.metadata_values()
 
         def metadata():
             return {name: tf.constant(value) for name, value in values.items()}
 
-        return {
-            "serving_default": tf.function(self.serve_texts).get_concrete_function(
-                strings(name="text")),
-            "pairs": tf.function(self.serve_pairs).get_concrete_function(
-                strings(name="text_a"), strings(name="text_b")),
-            "metadata": tf.function(metadata).get_concrete_function(),
-        }
+        return {**self.answer_signatures(),
+                "metadata": tf.function(metadata).get_concrete_function()}
+
+
+def string_spec(name):
+    """The spec of a signature input: strings of any batch size."""
+    return tf.TensorSpec([None], tf.string, name=name)

@@ -14,38 +14,17 @@ nbest_predictions.json and (SQuAD 2.0) null_odds.json.
 
 import dataclasses
 
-import keras
 from keras import ops
 
 from bert_tf.checkpoints import export_original
 from bert_tf.errors import UsageError
-from bert_tf.modeling import BertEncoder, SpanHead
+from bert_tf.modeling import build_span_model
 from bert_tf.tasks import squad_data, squad_features, squad_postprocessing, squad_scoring
 from bert_tf.tasks.batching import batched_columns
 from bert_tf.tasks.losses import cross_entropy
 from bert_tf.tasks.task import Task
 from bert_tf.tokenization import FullTokenizer
 from bert_tf.training.objective import LossWeights, Objective
-
-
-def build_span_model(config):
-    """Encoder + span head: input dict -> {"start_logits", "end_logits"} `[B, T]` float32.
-
-    >>> import numpy as np
-    >>> from bert_tf.config import BertConfig
-    >>> config = BertConfig(vocab_size=20, hidden_size=8, num_hidden_layers=1,
-    ...                     num_attention_heads=2, intermediate_size=16)
-    >>> ids = np.ones((2, 6), "int32")
-    >>> outputs = build_span_model(config)(
-    ...     {"input_ids": ids, "input_mask": ids, "segment_ids": 0 * ids})
-    >>> sorted(outputs), tuple(outputs["start_logits"].shape)
-    (['end_logits', 'start_logits'], (2, 6))
-    """
-    encoder = BertEncoder(config)
-    head = SpanHead(initializer_range=config.initializer_range, name="squad")
-    start_logits, end_logits = head(encoder(encoder.input)["sequence_output"])
-    return keras.Model(encoder.input, {"start_logits": start_logits, "end_logits": end_logits},
-                       name="bert_squad")
 
 
 def span_objective():
@@ -172,6 +151,16 @@ class SquadTask(Task):
 
     def write_predictions(self, outputs, split, output_dir):
         squad_postprocessing.write_prediction_files(output_dir, *self.answers(outputs, split))
+
+    serving_kind = "span_qa"
+
+    def serving_options(self):
+        return {"vocab_file": self.model_files.vocab_file,
+                "max_seq_length": self.options.max_seq_length,
+                "do_lower_case": self.do_lower_case,
+                "span_options": {key: getattr(self.options, key) for key in (
+                    "doc_stride", "max_query_length", "n_best_size", "max_answer_length",
+                    "version_2_with_negative", "null_score_diff_threshold")}}
 
     def export(self, model, output_dir):
         export_original(model, self.model_files.config, self.model_files.vocab_file, output_dir)

@@ -82,34 +82,57 @@ class GraphBasicTokenizer:
 
     def _fold_code_points(self, text):
         """The fold of any strings, one table lookup per code point."""
+        return tf.strings.unicode_encode(self.fold_code_points(text)[0], "UTF-8")
+
+    def fold_code_points(self, text):
+        """The folded code points of each string, and where each one comes from.
+
+        Returns:
+            (folded, sources): int32 ragged [N, None] of the same shape; the
+            folded code points (cleaned, and lower-cased when asked), and for
+            each one the index, in code points of its (UTF-8 decoded) string,
+            of the character it was folded from. Words are not split yet.
+
+        >>> folded, sources = GraphBasicTokenizer().fold_code_points(
+        ...     tf.constant(["A\u0130\u200bb"]))
+        >>> folded.to_list(), sources.to_list()
+        ([[97, 105, 98]], [[0, 1, 3]])
+        """
         decoded = tf.strings.unicode_decode(text, "UTF-8", errors="ignore")
         chars = decoded.flat_values
+        rows = decoded.value_rowids()
+        positions = (tf.range(tf.size(chars, tf.int64))
+                     - tf.gather(decoded.row_splits, rows))
         entries = tf.gather(self._entries, chars)
         if self.do_lower_case:
             entries = tf.cond(
                 tf.reduce_any(tf.equal(chars, ut.CAPITAL_SIGMA)),
-                lambda: self._mark_final_sigmas(chars, decoded.value_rowids(), entries),
+                lambda: self._mark_final_sigmas(chars, rows, entries),
                 lambda: entries)
-        folded = tf.cond(
+        folded, sources = tf.cond(
             tf.reduce_any(_has_flag(entries, ut.FLAG_MULTI)),
-            lambda: self._expand(entries, decoded.row_splits),
-            lambda: decoded.with_flat_values(
-                tf.bitwise.right_shift(entries, ut.FOLD_SHIFT)))
-        return tf.strings.unicode_encode(folded, "UTF-8")
+            lambda: self._expand(entries, positions, decoded.row_splits),
+            lambda: (decoded.with_flat_values(tf.bitwise.right_shift(entries, ut.FOLD_SHIFT)),
+                     decoded.with_flat_values(tf.cast(positions, tf.int32))))
+        return folded, sources
 
-    def _expand(self, entries, row_splits):
-        """The folds of `entries` when some are not exactly one character."""
+    def _expand(self, entries, positions, row_splits):
+        """(folds, sources) of `entries` when some are not exactly one character."""
         multi = _has_flag(entries, ut.FLAG_MULTI)
         targets = tf.bitwise.right_shift(entries, ut.FOLD_SHIFT)
-        single = tf.pad(targets[:, None], [[0, 0], [0, self._expansions.shape[1] - 1]],
-                        constant_values=-1)
+        width = self._expansions.shape[1]
+        single = tf.pad(targets[:, None], [[0, 0], [0, width - 1]], constant_values=-1)
         padded = tf.where(multi[:, None],
                           tf.gather(self._expansions, tf.where(multi, targets, 0)),
                           single)
         present = tf.greater_equal(padded, 0)
         ends = tf.concat([[0], tf.cumsum(tf.reduce_sum(tf.cast(present, tf.int64), 1))], 0)
-        return tf.RaggedTensor.from_row_splits(
-            tf.boolean_mask(padded, present), tf.gather(ends, row_splits), validate=False)
+        splits = tf.gather(ends, row_splits)
+        sources = tf.boolean_mask(
+            tf.broadcast_to(tf.cast(positions, tf.int32)[:, None], tf.shape(padded)), present)
+        return (tf.RaggedTensor.from_row_splits(tf.boolean_mask(padded, present), splits,
+                                                validate=False),
+                tf.RaggedTensor.from_row_splits(sources, splits, validate=False))
 
     def _mark_final_sigmas(self, chars, rows, entries):
         """Gives the entry of U+03C2 to capital sigmas that `str.lower()` makes final.

@@ -23,6 +23,19 @@ from bert_tf.tokenization.wordpiece import MAX_INPUT_CHARS_PER_WORD
 UNK_TOKEN = "[UNK]"
 
 
+def fast_wordpiece(vocabulary):
+    """tensorflow-text's WordPiece on already split words, set up as the original's.
+
+    Words over `MAX_INPUT_CHARS_PER_WORD` characters must be replaced by
+    `UNK_TOKEN` before: the original's rule counts characters, not bytes.
+    """
+    return tf_text.FastWordpieceTokenizer(
+        vocabulary, suffix_indicator="##",
+        # Our own 200-character rule decides; 4 bytes per character at most.
+        max_bytes_per_word=4 * MAX_INPUT_CHARS_PER_WORD,
+        token_out_type=tf.int32, unknown_token=UNK_TOKEN, no_pretokenization=True)
+
+
 @keras.saving.register_keras_serializable(package="bert_tf")
 class BertTokenizerLayer(keras.layers.Layer):
     """Tokenizes raw strings to WordPiece ids exactly like `FullTokenizer`.
@@ -61,12 +74,7 @@ class BertTokenizerLayer(keras.layers.Layer):
         self.keep_special_tokens = bool(keep_special_tokens)
         self._ids = {token: index for index, token in enumerate(self.vocabulary)}
         self._basic = GraphBasicTokenizer(self.do_lower_case)
-        self._wordpiece = tf_text.FastWordpieceTokenizer(
-            self.vocabulary, suffix_indicator="##",
-            # Our own 200-character rule decides; 4 bytes per character at most.
-            max_bytes_per_word=4 * MAX_INPUT_CHARS_PER_WORD,
-            token_out_type=tf.int32, unknown_token=UNK_TOKEN,
-            no_pretokenization=True)
+        self._wordpiece = fast_wordpiece(self.vocabulary)
         self._special_pattern = None
         if self.keep_special_tokens:
             self._special_pattern = special_tokens.special_tokens_pattern(

@@ -81,6 +81,30 @@ def test_export_savedmodel_writes_what_the_flags_say(classifier_folder, tmp_path
     assert cased["input_mask"].shape == (1, len(pieces[False]) + 2)
 
 
+def test_export_savedmodel_span_qa_flags(tmp_path, uncased_vocab_file):
+    from bert_tf.checkpoints import export_original
+    from bert_tf.config import BertConfig
+    from bert_tf.modeling import build_span_model
+
+    config = BertConfig(vocab_size=30522, hidden_size=16, num_hidden_layers=1,
+                        num_attention_heads=2, intermediate_size=16,
+                        max_position_embeddings=64)
+    export_original(build_span_model(config), config, uncased_vocab_file,
+                    str(tmp_path / "squad"))
+    result = run_script("export_savedmodel.py", "--kind=span_qa",
+                        f"--model_dir={tmp_path / 'squad'}", f"--export_dir={tmp_path / 'served'}",
+                        "--max_seq_length=40", "--doc_stride=7", "--max_query_length=9",
+                        "--n_best_size=3", "--max_answer_length=4", "--version_2_with_negative",
+                        "--null_score_diff_threshold=0.25")
+    assert result.returncode == 0, result.stderr[-3000:]
+    metadata = tf.saved_model.load(str(tmp_path / "served")).signatures["metadata"]()
+    assert {key: value.numpy().item() for key, value in metadata.items()
+            if key not in ("bert_config", "kind")} == {
+        "max_seq_length": 40, "do_lower_case": True, "doc_stride": 7, "max_query_length": 9,
+        "n_best_size": 3, "max_answer_length": 4, "version_2_with_negative": True,
+        "null_score_diff_threshold": 0.25}
+
+
 def test_a_folder_without_labels_is_one_error_line(classifier_folder, tmp_path):
     folder = tmp_path / "model"
     shutil.copytree(classifier_folder[0], folder, ignore=shutil.ignore_patterns("labels.txt"))

@@ -7,6 +7,7 @@ import keras
 
 import numpy as np
 import pytest
+import tensorflow as tf
 
 from bert_tf.errors import UsageError
 from bert_tf.checkpoints import restore
@@ -66,11 +67,14 @@ def test_span_head_has_the_original_names():
 def test_train_eval_predict_export_v1(tmp_path):
     train = squad_subset(tmp_path, "train-v1.1", 8)
     dev = squad_subset(tmp_path, "dev-v1.1", 8)
-    task = SquadTask(tiny_model_files(), train, dev, SquadOptions(max_seq_length=128,
-                                                                  doc_stride=64))
+    # n_best_size = max_seq_length: every span is a candidate, so the export's
+    # answers (best logits among context pieces only) are the Python path's.
+    task = SquadTask(tiny_model_files(), train, dev, SquadOptions(
+        max_seq_length=128, doc_stride=64, n_best_size=128))
     out = tmp_path / "out"
     results = runner.run(task, quick_options(out, do_train=True, do_eval=True,
-                                             do_predict=True))
+                                             do_predict=True,
+                                             export_dir=str(tmp_path / "served")))
     # 8 questions / batch 8, one epoch: the original counts questions, not windows.
     assert results["global_step"] == 1
     written = read_results(out / "eval_results.txt")
@@ -81,6 +85,14 @@ def test_train_eval_predict_export_v1(tmp_path):
     assert all(nbest[k][0]["text"] == predictions[k] for k in predictions)
     assert not (out / "null_odds.json").exists()
     assert (out / "bert_model.ckpt.index").exists() and (out / "vocab.txt").exists()
+    served = tf.saved_model.load(str(tmp_path / "served"))
+    metadata = served.signatures["metadata"]()
+    assert metadata["kind"].numpy() == b"span_qa" and metadata["doc_stride"].numpy() == 64
+    examples = task.read_split("dev").examples
+    answers = served.signatures["serving_default"](
+        question=tf.constant([e.question_text for e in examples]),
+        context=tf.constant([" ".join(e.doc_tokens) for e in examples]))["answer"]
+    assert [a.decode() for a in answers.numpy()] == [predictions[e.qas_id] for e in examples]
 
 
 def test_version_2_predict_and_eval(tmp_path):
