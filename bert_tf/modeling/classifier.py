@@ -1,8 +1,9 @@
-"""The sentence(-pair) classifier: the encoder's pooled output through one dense layer.
+"""Classifiers: the encoder's pooled output (or every token) through one dense layer.
 
 What run_classifier.py trains and a classifier export serves: dropout on the
 pooled output, then `output_weights` / `output_bias` in the original's
-checkpoints (one output and no softmax for regression).
+checkpoints (one output and no softmax for regression). The token
+classifier (run_ner.py, the `ner` export) puts the same head on every token.
 """
 
 import keras
@@ -28,3 +29,20 @@ def build_classifier(config, num_labels):
                               initializer_range=config.initializer_range, name="classifier")
     logits = head(encoder(encoder.input)["pooled_output"])
     return keras.Model(encoder.input, logits, name="bert_classifier")
+
+
+def build_token_classifier(config, num_labels):
+    """Encoder + dropout + dense on every token: float32 logits `[B, T, num_labels]`.
+
+    >>> import numpy as np
+    >>> from bert_tf.config import BertConfig
+    >>> model = build_token_classifier(BertConfig.named("tiny", vocab_size=10), num_labels=3)
+    >>> ids = np.ones((2, 4), "int32")
+    >>> tuple(model({"input_ids": ids, "input_mask": ids, "segment_ids": 0 * ids}).shape)
+    (2, 4, 3)
+    """
+    encoder = BertEncoder(config)
+    head = ClassificationHead(num_labels, dropout_rate=config.hidden_dropout_prob,
+                              initializer_range=config.initializer_range, name="classifier")
+    logits = head(encoder(encoder.input)["sequence_output"])
+    return keras.Model(encoder.input, logits, name="bert_token_classifier")

@@ -5,11 +5,13 @@
 
 `--model_dir` is a folder written by our runners or an original release
 (bert_model.ckpt + bert_config.json + vocab.txt, and labels.txt for a
-classifier), a checkpoint prefix in one, or a HuggingFace safetensors
-folder. Kinds: `encoder` (features), `masked_lm` (top-k tokens for each
-[MASK]; needs the pretraining heads), `classifier` (run_classifier.py) and
-`span_qa` (run_squad.py: question + context -> answer; pass the
---max_seq_length and SQuAD flags it was trained with).
+classifier or NER tagger), a checkpoint prefix in one, or a HuggingFace
+safetensors folder. Kinds: `encoder` (features), `masked_lm` (top-k tokens
+for each [MASK]; needs the pretraining heads), `classifier`
+(run_classifier.py), `span_qa` (run_squad.py: question + context ->
+answer; pass the --max_seq_length and SQuAD flags it was trained with) and
+`ner` (run_ner.py --mode=fine_tune: text -> entities with character
+offsets; pass its --max_seq_length).
 The export holds the vocabulary, casing, sequence length and labels, so
 clients pass only text.
 """

@@ -13,7 +13,9 @@ direction) and a classifier on them. `--do_lower_case` defaults to the
 casing of the vocabulary (CoNLL text is cased). Writes eval_results.txt
 (precision, recall, F1, per type), dev_predictions.txt and
 test_predictions.txt (`word gold predicted`, for conlleval), test_results.txt
-and, after training, the model as an original release folder with labels.txt.
+and, after training, the model as an original release folder with labels.txt;
+with `--export_dir` (fine_tune only) also the `ner` SavedModel that finds
+entities in raw text (docs/SERVING.md).
 """
 
 import os
@@ -55,6 +57,9 @@ def do_lower_case():
 
 def run():
     """Trains, evaluates and predicts as the flags say; returns the eval results (or None)."""
+    if FLAGS.export_dir and FLAGS.mode != "fine_tune":
+        raise UsageError(f"--export_dir: only --mode=fine_tune models have a SavedModel "
+                         f"export (text -> entities), not --mode={FLAGS.mode}")
     lower_case = do_lower_case()
     model_files = resolve_model_files(FLAGS.bert_config_file, FLAGS.vocab_file,
                                       FLAGS.init_checkpoint, lower_case, FLAGS.max_seq_length)

@@ -16,6 +16,7 @@ from bert_tf.serving import sources
 from bert_tf.serving.classifier_export import ClassifierServing
 from bert_tf.serving.encoder_export import EncoderServing
 from bert_tf.serving.masked_lm_export import MaskedLMServing
+from bert_tf.serving.ner_export import NerServing
 from bert_tf.serving.span_qa_export import SpanQAServing
 from bert_tf.tokenization import validate_case_matches_checkpoint
 
@@ -25,7 +26,10 @@ KINDS = {
     "masked_lm": (MaskedLMServing, sources.pretrainer_from),
     "classifier": (ClassifierServing, sources.classifier_from),
     "span_qa": (SpanQAServing, sources.span_model_from),
+    "ner": (NerServing, sources.token_classifier_from),
 }
+# The kinds whose outputs are named by a label list (`labels.txt` of a folder).
+_LABELED = ("classifier", "ner")
 
 
 def export(kind, model_or_folder, export_dir, *, vocab_file=None, labels=None,
@@ -33,18 +37,20 @@ def export(kind, model_or_folder, export_dir, *, vocab_file=None, labels=None,
     """Writes a SavedModel that answers raw text for one kind of model.
 
     Args:
-        kind: "encoder", "masked_lm", "classifier" or "span_qa" (see
+        kind: "encoder", "masked_lm", "classifier", "span_qa" or "ner" (see
             docs/SERVING.md for each one's signatures).
         model_or_folder: a checkpoint folder or prefix (ours, the original
             release's, or HuggingFace safetensors), or a built Keras model:
             for "encoder" any model containing a `BertEncoder`, for
             "masked_lm" a `BertPretrainer`, for "classifier" a model from
             encoder inputs to logits, for "span_qa" one from encoder inputs
-            to start and end logits (`build_span_model`).
+            to start and end logits (`build_span_model`), for "ner" one
+            from encoder inputs to per-token logits (`build_token_classifier`).
         export_dir: where to write; an existing SavedModel there is
             replaced, any other existing non-empty folder is refused.
         vocab_file: the vocabulary; default: `vocab.txt` of the folder.
-        labels: label names (classifier); default: `labels.txt` of the folder.
+        labels: label names (classifier; BIO tags for "ner"); default:
+            `labels.txt` of the folder.
         max_seq_length: length texts are packed (and truncated) to.
         do_lower_case: lower-case and strip accents (uncased models).
         top_k: tokens returned per mask ("masked_lm").
@@ -84,7 +90,7 @@ def export(kind, model_or_folder, export_dir, *, vocab_file=None, labels=None,
     if isinstance(model_or_folder, (str, os.PathLike)):
         validate_case_matches_checkpoint(do_lower_case, os.fspath(model_or_folder))
         source = sources.read_source(
-            model_or_folder, needs_labels=kind == "classifier" and labels is None,
+            model_or_folder, needs_labels=kind in _LABELED and labels is None,
             vocab_file=vocab_file)
         model, vocab_file = model_from_source(source), source.vocab_file
         labels = labels if labels is not None else source.labels
@@ -94,10 +100,10 @@ def export(kind, model_or_folder, export_dir, *, vocab_file=None, labels=None,
             raise ValueError("exporting a model needs its vocab_file")
         if kind == "encoder":
             model = sources.find_encoder(model)
-    if kind == "classifier" and labels is None:
-        raise ValueError("a classifier export needs its label names")
-    options = {"classifier": {"labels": labels}, "masked_lm": {"top_k": top_k},
-               "span_qa": span_options or {}}.get(kind, {})
+    if kind in _LABELED and labels is None:
+        raise ValueError(f"a {kind} export needs its label names")
+    options = {"classifier": {"labels": labels}, "ner": {"labels": labels},
+               "masked_lm": {"top_k": top_k}, "span_qa": span_options or {}}.get(kind, {})
     with tempfile.TemporaryDirectory() as asset_dir:
         module = serving_class(model, vocab_file, asset_dir, max_seq_length, do_lower_case,
                                **options)

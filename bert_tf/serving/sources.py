@@ -2,9 +2,9 @@
 
 A source folder is what our runners write or what the original release
 ships: `bert_model.ckpt.*` (or a HuggingFace `model.safetensors` with its
-`config.json`), `bert_config.json`, `vocab.txt`, and for a classifier
-`labels.txt`. Reading one checks it before any model is built, so a wrong
-folder fails with one line naming the file.
+`config.json`), `bert_config.json`, `vocab.txt`, and for a classifier or
+a NER tagger `labels.txt`. Reading one checks it before any model is
+built, so a wrong folder fails with one line naming the file.
 """
 
 import dataclasses
@@ -16,7 +16,7 @@ from bert_tf.checkpoints import CheckpointError, config_beside, is_huggingface, 
 from bert_tf.checkpoints.labels import read_labels
 from bert_tf.checkpoints.tf1 import resolve_checkpoint_prefix
 from bert_tf.modeling import BertEncoder, BertPretrainer, build_span_model
-from bert_tf.modeling.classifier import build_classifier
+from bert_tf.modeling.classifier import build_classifier, build_token_classifier
 
 # A name every original-layout checkpoint of a BERT model has.
 _EMBEDDINGS = "bert/embeddings/word_embeddings"
@@ -58,8 +58,9 @@ def read_source(path, needs_labels=False, vocab_file=None):
         labels_file = os.path.join(folder, "labels.txt")
         if not os.path.exists(labels_file):
             raise FileNotFoundError(
-                f"{labels_file}: not found; a classifier export needs the label names "
-                "that run_classifier.py writes beside bert_model.ckpt after training")
+                f"{labels_file}: not found; a classifier or ner export needs the label "
+                "names that run_classifier.py or run_ner.py writes beside bert_model.ckpt "
+                "after training")
         labels = list(read_labels(labels_file))
     return SourceFolder(path, config_beside(path), vocab_file, labels)
 
@@ -102,6 +103,12 @@ def pretrainer_from(source):
 def classifier_from(source):
     """Encoder + classification head (`output_weights`/`output_bias`), restored."""
     return restored(build_classifier(source.config, len(source.labels)), source, "output_")
+
+
+def token_classifier_from(source):
+    """Encoder + the same head on every token (`run_ner.py --mode=fine_tune`), restored."""
+    return restored(build_token_classifier(source.config, len(source.labels)), source,
+                    "output_")
 
 
 def span_model_from(source):

@@ -29,7 +29,8 @@ import tensorflow as tf
 from keras import ops
 
 from bert_tf.checkpoints import export_original
-from bert_tf.modeling import BertEncoder, ClassificationHead
+from bert_tf.modeling import BertEncoder
+from bert_tf.modeling.classifier import build_token_classifier
 from bert_tf.modeling.bilstm_tagger import BiLstmTagger
 from bert_tf.tasks import conll_data, tagging_features, token_features
 from bert_tf.tasks.batching import LABEL_KEY, batched_columns
@@ -73,15 +74,6 @@ class TaggingSplit:
     @property
     def sentence_lengths(self):
         return [len(sentence.words) for sentence in self.sentences]
-
-
-def build_token_classifier(config, num_labels):
-    """Encoder + dropout + dense on every token: float32 logits `[B, T, num_labels]`."""
-    encoder = BertEncoder(config)
-    head = ClassificationHead(num_labels, dropout_rate=config.hidden_dropout_prob,
-                              initializer_range=config.initializer_range, name="classifier")
-    logits = head(encoder(encoder.input)["sequence_output"])
-    return keras.Model(encoder.input, logits, name="bert_token_classifier")
 
 
 def build_feature_tagger(width, num_labels, lstm_units, initializer_range=0.02):
@@ -275,6 +267,16 @@ class NerTask(Task):
         write_eval_results(os.path.join(output_dir, "test_results.txt"),
                            {name.replace("eval_", "test_", 1): value
                             for name, value in results.items()})
+
+    @property
+    def serving_kind(self):
+        """"ner" (text -> entities, `bert_tf.serving`) for fine-tuned models; the
+        feature-based BiLSTM tagger has no SavedModel export."""
+        return "ner" if self.mode == "fine_tune" else None
+
+    def serving_options(self):
+        return {"vocab_file": self.model_files.vocab_file, "labels": list(self.labels),
+                "max_seq_length": self.max_seq_length, "do_lower_case": self.do_lower_case}
 
     def export(self, model, output_dir):
         """The original release folder plus `labels.txt`; feature-based: encoder + tagger."""

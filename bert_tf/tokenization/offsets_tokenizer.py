@@ -33,10 +33,12 @@ from bert_tf.tokenization.tokenizer_layer import UNK_TOKEN, fast_wordpiece
 from bert_tf.tokenization.vocab import vocabulary_list
 from bert_tf.tokenization.wordpiece import MAX_INPUT_CHARS_PER_WORD
 
-PieceOffsets = collections.namedtuple("PieceOffsets", ["ids", "starts", "ends"])
-PieceOffsets.__doc__ = """WordPiece ids and the [start, end) character span of each piece.
+PieceOffsets = collections.namedtuple("PieceOffsets", ["ids", "starts", "ends", "words"])
+PieceOffsets.__doc__ = """WordPiece ids, the [start, end) character span of each piece, its word.
 
-All three are int32 ragged tensors [N, None] of the same shape.
+All four are ragged tensors [N, None] of the same shape: `ids`, `starts`
+and `ends` int32, `words` int64: the index of the piece's word (the basic tokenizer's
+whitespace- and punctuation-split word) within its text.
 """
 
 
@@ -56,6 +58,8 @@ class OffsetsTokenizer:
     [[3, 4, 5, 6, 7, 8, 0]]
     >>> [text[s:e] for s, e in zip(pieces.starts[0].numpy(), pieces.ends[0].numpy())]
     ['UN', 'want', 'éd', ',', 'Caf', 'e', '!']
+    >>> pieces.words.to_list()
+    [[0, 0, 0, 1, 2, 2, 3]]
     """
 
     def __init__(self, vocabulary, do_lower_case=True):
@@ -89,9 +93,11 @@ class OffsetsTokenizer:
         last = self._folded_char_at(folded, piece_rows, piece_ends - 1)
         sources = sources.flat_values
         per_piece = words.with_values(ids).merge_dims(1, 2)
+        word_in_text = piece_word - tf.gather(words.row_starts(), piece_rows)
         return PieceOffsets(per_piece,
                             per_piece.with_values(tf.gather(sources, first)),
-                            per_piece.with_values(tf.gather(sources, last) + 1))
+                            per_piece.with_values(tf.gather(sources, last) + 1),
+                            per_piece.with_values(word_in_text))
 
     @staticmethod
     def _folded_char_at(folded, rows, byte_offsets):

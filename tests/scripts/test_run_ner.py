@@ -35,6 +35,10 @@ def test_errors_name_the_flag_or_file(tmp_path):
     assert result.returncode != 0
     assert "--mode=feature_based needs --init_checkpoint" in result.stderr
     assert "Traceback" not in result.stderr
+    result = _run_ner(tmp_path, f"--data_dir={data}", "--do_eval", "--mode=feature_based",
+                      f"--export_dir={tmp_path / 'served'}")
+    assert result.returncode == 2
+    assert "--export_dir: only --mode=fine_tune models have a SavedModel" in result.stderr
     (data / "eng.testa").unlink()
     result = _run_ner(tmp_path, f"--data_dir={data}", "--do_eval")
     assert result.returncode == 1

@@ -11,6 +11,7 @@ from bert_tf.checkpoints import CheckpointError, export_original, restore, save_
 from bert_tf.modeling import BertEncoder
 from bert_tf.modeling.bilstm_tagger import BiLstmTagger
 from bert_tf.tasks import runner, token_features
+from bert_tf.tasks.entity_metrics import entities
 from bert_tf.tasks.model_files import ModelFiles
 from bert_tf.tasks.ner import (NerTask, build_feature_tagger, build_token_classifier,
                                tagging_objective)
@@ -49,7 +50,7 @@ def test_fine_tune_trains_evaluates_predicts_and_exports(tmp_path):
                    doc_stride=16)
     out = tmp_path / "out"
     results = runner.run(task, quick_options(out, do_train=True, do_eval=True,
-                                             do_predict=True))
+                                             do_predict=True, export_dir=str(tmp_path / "served")))
     written = read_results(out / "eval_results.txt")
     assert {"eval_f1", "eval_precision", "eval_recall", "eval_accuracy", "eval_loss",
             "global_step", "eval_PER_f1", "eval_LOC_f1"} <= set(written)
@@ -74,6 +75,32 @@ def test_fine_tune_trains_evaluates_predicts_and_exports(tmp_path):
                                              torch.from_numpy(labels).long().reshape(-1))
     assert results["eval_loss"] == pytest.approx(float(loss), rel=1e-5)
     assert (out / "labels.txt").read_text().split() == list(task.labels)
+    _assert_served_entities_match(tmp_path / "served", dev, predicted, task)
+
+
+def _assert_served_entities_match(export_dir, dev, predicted, task):
+    """The `ner` SavedModel finds the entities of dev_predictions.txt in the sentences' text.
+
+    Compared on the sentences that fit one window and whose CoNLL words are
+    the basic tokenizer's words (the export's words).
+    """
+    served = tf.saved_model.load(str(export_dir))
+    compared = entity_count = 0
+    for sentence, tags in zip(dev.sentences, predicted):
+        text = " ".join(sentence.words)
+        if (task.tokenizer.basic_tokenizer.tokenize(text) != [w.lower() for w in sentence.words]
+                or len(task.tokenizer.tokenize(text)) > task.max_seq_length - 2):
+            continue
+        starts = np.cumsum([0] + [len(w) + 1 for w in sentence.words])
+        expected = [(e.type, int(starts[e.start]), int(starts[e.end] - 1))
+                    for e in entities(tags)]
+        found = served.signatures["serving_default"](text=tf.constant([text]))
+        count = int(found["num_entities"][0])
+        assert [(t.decode(), int(s), int(e)) for t, s, e in zip(
+            found["entity_type"][0].numpy()[:count], found["entity_start"][0].numpy(),
+            found["entity_end"][0].numpy())] == expected, text
+        compared, entity_count = compared + 1, entity_count + count
+    assert compared >= 8 and entity_count >= 5, (compared, entity_count)
 
 
 def _init_checkpoint(tmp_path):

@@ -33,11 +33,12 @@ def _squad_contexts(every):
 
 
 def _expected(reference, text):
-    """[(token, what the piece's span folds to)] from the reference tokenizer."""
+    """[(token, what the piece's span folds to, its word's index)] from the reference."""
     expected = []
-    for word in reference.basic_tokenizer.tokenize(text):
+    for index, word in enumerate(reference.basic_tokenizer.tokenize(text)):
         for piece in reference.wordpiece_tokenizer.tokenize(word):
-            expected.append((piece, word if piece == "[UNK]" else piece.removeprefix("##")))
+            expected.append((piece, word if piece == "[UNK]" else piece.removeprefix("##"),
+                             index))
     return expected
 
 
@@ -46,11 +47,13 @@ def _check(tokenizer, reference, texts):
     pieces = tokenizer(tf.constant(texts))
     vocab = reference.inv_vocab
     checked = partial = 0
-    for text, ids, starts, ends in zip(texts, pieces.ids.to_list(), pieces.starts.to_list(),
-                                       pieces.ends.to_list()):
+    for text, ids, starts, ends, words in zip(texts, pieces.ids.to_list(),
+                                              pieces.starts.to_list(), pieces.ends.to_list(),
+                                              pieces.words.to_list()):
         expected = _expected(reference, text)
-        assert [vocab[i] for i in ids] == [token for token, _ in expected], text
-        for (token, folded), start, end in zip(expected, starts, ends):
+        assert [vocab[i] for i in ids] == [token for token, _, _ in expected], text
+        assert words == [word for _, _, word in expected], text
+        for (token, folded, _), start, end in zip(expected, starts, ends):
             assert 0 <= start < end <= len(text), (text, token, start, end)
             span = text[start:end]
             # A lone capital sigma lowers to the non-final form.
@@ -103,7 +106,8 @@ def test_in_a_tf_function_and_an_empty_batch(uncased):
     tokenizer = uncased[0]
     run = tf.function(lambda text: tuple(tokenizer(text)),
                       input_signature=[tf.TensorSpec([None], tf.string)])
-    ids, starts, ends = run(tf.constant(["Hello, WORLD", ""]))
+    ids, starts, ends, words = run(tf.constant(["Hello, WORLD", ""]))
     assert starts.to_list() == [[0, 5, 7], []] and ends.to_list() == [[5, 6, 12], []]
+    assert words.to_list() == [[0, 1, 2], []]
     assert ids.to_list() == [[7592, 1010, 2088], []]
     assert run(tf.constant([], tf.string))[0].shape[0] == 0
