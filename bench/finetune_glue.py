@@ -30,6 +30,7 @@ from bert_tf.tasks.model_files import ModelFiles
 from bert_tf.tasks.run_options import RunOptions
 from bert_tf.tasks.task import RunContext
 from bert_tf.training.distribution import get_strategy
+import hf_recipe  # noqa: E402  (bench/ is on sys.path: this script's folder)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = os.environ.get("BERT_TF_SHARED_DATA", os.path.join(REPO, "..", "shared", "data"))
@@ -105,13 +106,7 @@ def run_hf(task, order, dev, initial_head):
         model.classifier.weight.copy_(torch.from_numpy(initial_head[0].T))
         model.classifier.bias.copy_(torch.from_numpy(initial_head[1]))
     tokenizer = transformers.BertTokenizer(os.path.join(FLAGS.model_dir, "vocab.txt"))
-    no_decay = [p for n, p in model.named_parameters() if "LayerNorm" in n or n.endswith("bias")]
-    decay = [p for n, p in model.named_parameters() if not any(p is q for q in no_decay)]
-    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01},
-                                   {"params": no_decay, "weight_decay": 0.0}],
-                                  lr=FLAGS.learning_rate, eps=1e-6)
     steps = len(order) // FLAGS.batch_size
-    schedule = transformers.get_linear_schedule_with_warmup(optimizer, int(0.1 * steps), steps)
 
     def encode(examples):
         pair = examples[0].text_b is not None
@@ -120,20 +115,13 @@ def run_hf(task, order, dev, initial_head):
                          truncation="longest_first", max_length=seq_length(task),
                          padding="max_length", return_tensors="pt")
 
-    start = time.time()
-    model.train()
-    for step in range(steps):
+    def step_loss(step):
         batch = order[step * FLAGS.batch_size:(step + 1) * FLAGS.batch_size]
         labels = torch.tensor([e.label for e in batch],
                               dtype=torch.float32 if task.is_regression else torch.long)
-        loss = model(**encode(batch), labels=labels).loss
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        schedule.step()
-        optimizer.zero_grad()
-    seconds = time.time() - start
-    model.eval()
+        return model(**encode(batch), labels=labels).loss
+
+    seconds = hf_recipe.train(model, step_loss, steps, FLAGS.learning_rate)
     logits = []
     with torch.no_grad():
         for i in range(0, len(dev), 64):

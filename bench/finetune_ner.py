@@ -35,6 +35,7 @@ from bert_tf.tasks.run_options import RunOptions
 from bert_tf.tasks.tagging_features import predicted_tags
 from bert_tf.tasks.task import RunContext
 from bert_tf.training.distribution import get_strategy
+import hf_recipe  # noqa: E402  (bench/ is on sys.path: this script's folder)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = os.environ.get("BERT_TF_SHARED_DATA", os.path.join(REPO, "..", "shared", "data"))
@@ -104,33 +105,20 @@ def run_hf(task, order, dev, initial_head):
     with torch.no_grad():
         model.classifier.weight.copy_(torch.from_numpy(initial_head[0].T))
         model.classifier.bias.copy_(torch.from_numpy(initial_head[1]))
-    no_decay = [p for n, p in model.named_parameters() if "LayerNorm" in n or n.endswith("bias")]
-    decay = [p for n, p in model.named_parameters() if not any(p is q for q in no_decay)]
-    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01},
-                                   {"params": no_decay, "weight_decay": 0.0}],
-                                  lr=FLAGS.learning_rate, eps=1e-6)
     steps = len(order) // FLAGS.batch_size
-    schedule = transformers.get_linear_schedule_with_warmup(optimizer, int(0.1 * steps), steps)
 
     def inputs(columns, rows):
         return {"input_ids": torch.from_numpy(columns["input_ids"][rows]).long(),
                 "attention_mask": torch.from_numpy(columns["input_mask"][rows]).long(),
                 "token_type_ids": torch.from_numpy(columns["segment_ids"][rows]).long()}
 
-    start = time.time()
-    model.train()
-    for step in range(steps):
+    def step_loss(step):
         rows = slice(step * FLAGS.batch_size, (step + 1) * FLAGS.batch_size)
         labels = np.where(order.columns["label_weights"][rows] > 0,
                           order.columns["label_ids"][rows], -100)
-        loss = model(**inputs(order.columns, rows), labels=torch.from_numpy(labels).long()).loss
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        schedule.step()
-        optimizer.zero_grad()
-    seconds = time.time() - start
-    model.eval()
+        return model(**inputs(order.columns, rows), labels=torch.from_numpy(labels).long()).loss
+
+    seconds = hf_recipe.train(model, step_loss, steps, FLAGS.learning_rate)
     logits = []
     with torch.no_grad():
         for i in range(0, len(dev), 64):

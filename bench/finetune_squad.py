@@ -44,6 +44,7 @@ from bert_tf.tasks.squad_data import load_squad_json
 from bert_tf.tasks.squad_features import feature_columns
 from bert_tf.tasks.task import RunContext
 from bert_tf.training.distribution import get_strategy
+import hf_recipe  # noqa: E402  (bench/ is on sys.path: this script's folder)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = os.environ.get("BERT_TF_SHARED_DATA", os.path.join(REPO, "..", "shared", "data"))
@@ -209,30 +210,18 @@ def _hf_inputs(columns, rows):
 
 def run_hf(task, order, dev, recipe, initial_head, model_dir):
     """Trains HF on the same batches; returns (eval results, train seconds, initial logits)."""
-    import torch
-    import transformers
     model = hf_model(model_dir, initial_head, recipe.seed)
     length = task.options.max_seq_length
     dev_columns = feature_columns(dev.features, length, False)
     initial_logits = hf_logits(model, {k: v[:8] for k, v in dev_columns.items()}, 8)
-    no_decay = [p for n, p in model.named_parameters() if "LayerNorm" in n or n.endswith("bias")]
-    decay = [p for n, p in model.named_parameters() if not any(p is q for q in no_decay)]
-    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01},
-                                   {"params": no_decay, "weight_decay": 0.0}],
-                                  lr=recipe.learning_rate, eps=1e-6)
     steps = len(order.features) // recipe.batch_size
-    schedule = transformers.get_linear_schedule_with_warmup(optimizer, int(0.1 * steps), steps)
     train_columns = feature_columns(order.features, length, True)
-    start = time.time()
-    model.train()
-    for step in range(steps):
+
+    def step_loss(step):
         rows = slice(step * recipe.batch_size, (step + 1) * recipe.batch_size)
-        model(**_hf_inputs(train_columns, rows)).loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        schedule.step()
-        optimizer.zero_grad()
-    seconds = time.time() - start
+        return model(**_hf_inputs(train_columns, rows)).loss
+
+    seconds = hf_recipe.train(model, step_loss, steps, recipe.learning_rate)
     outputs = hf_logits(model, dev_columns, recipe.eval_batch_size)
     return task.eval_results(outputs, dev), seconds, initial_logits
 

@@ -56,6 +56,7 @@ from bert_tf.modeling.pretrainer import BertPretrainer  # noqa: E402
 from bert_tf.training.optimization import create_optimizer  # noqa: E402
 from bert_tf.tasks.pretraining_objective import pretraining_objective  # noqa: E402
 from bert_tf.training.trainer import Trainer  # noqa: E402
+import hf_recipe  # noqa: E402
 
 IMPLEMENTATIONS = ("ours", "hf", "hf_all_positions", "keras_hub")
 RECORDS = pathlib.Path(__file__).resolve().parent.parent.parent / (
@@ -104,12 +105,7 @@ def _hf_model(config):
         max_position_embeddings=config.max_position_embeddings,
         type_vocab_size=config.type_vocab_size, layer_norm_eps=1e-12)
     model = transformers.BertForPreTraining(hf_config).train()
-    no_decay = [p for n, p in model.named_parameters() if "LayerNorm" in n or "bias" in n]
-    decay = [p for n, p in model.named_parameters() if not ("LayerNorm" in n or "bias" in n)]
-    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01},
-                                   {"params": no_decay, "weight_decay": 0.0}],
-                                  lr=1e-4, eps=1e-6)
-    return model, optimizer
+    return model, hf_recipe.adamw(model, 1e-4)
 
 
 def hf_runners(config, batch):

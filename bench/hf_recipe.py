@@ -1,0 +1,43 @@
+"""The original's fine-tuning recipe on PyTorch, for the HF side of the fine-tuning benches.
+
+AdamW with decoupled weight decay 0.01 (none on LayerNorm and bias
+parameters), epsilon 1e-6, a linear warmup over the first 10% of the steps
+then linear decay to 0, gradients clipped to global norm 1.0: what
+`bert_tf.training.optimization` gives our side, so the benches compare
+implementations, not recipes.
+"""
+
+import time
+
+import torch
+import transformers
+
+
+def adamw(model, learning_rate):
+    """`torch.optim.AdamW` over `model` with the original's decay groups and epsilon."""
+    no_decay = [p for n, p in model.named_parameters() if "LayerNorm" in n or n.endswith("bias")]
+    decay = [p for n, p in model.named_parameters() if not any(p is q for q in no_decay)]
+    return torch.optim.AdamW([{"params": decay, "weight_decay": 0.01},
+                              {"params": no_decay, "weight_decay": 0.0}],
+                             lr=learning_rate, eps=1e-6)
+
+
+def train(model, step_loss, steps, learning_rate):
+    """Runs `steps` optimizer steps; `step_loss(step)` is that step's loss. Returns seconds.
+
+    The model is in training mode (dropout on) while it trains, in
+    evaluation mode afterwards.
+    """
+    optimizer = adamw(model, learning_rate)
+    schedule = transformers.get_linear_schedule_with_warmup(optimizer, int(0.1 * steps), steps)
+    start = time.time()
+    model.train()
+    for step in range(steps):
+        step_loss(step).backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        schedule.step()
+        optimizer.zero_grad()
+    seconds = time.time() - start
+    model.eval()
+    return seconds
