@@ -23,16 +23,7 @@ import pytest
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 from serving_support import (HF_TEXTS, LABELS, MASKED, MASKED_A, MASKED_B,  # noqa: E402
-                             MAX_SEQ_LENGTH, TEXTS, TEXTS_A, TEXTS_B, TOP_K)
-
-
-def _perturbed(model, seed):
-    """Moves every weight (zero biases, unit LayerNorm scales too) by random noise."""
-    rng = np.random.default_rng(seed)
-    for variable in model.weights:
-        value = variable.numpy()
-        variable.assign(value + rng.normal(0.0, 0.05, value.shape).astype(value.dtype))
-    return model
+                             MAX_SEQ_LENGTH, TEXTS, TEXTS_A, TEXTS_B, TOP_K, perturbed)
 
 
 def _folders(root, vocab_file):
@@ -46,11 +37,11 @@ def _folders(root, vocab_file):
     config = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=4,
                         num_attention_heads=4, intermediate_size=37,
                         max_position_embeddings=64, type_vocab_size=2)
-    pretrainer = _perturbed(BertPretrainer(config), seed=1)
+    pretrainer = perturbed(BertPretrainer(config), seed=1)
     export_original(pretrainer, config, vocab_file, str(root / "pretrained"))
     encoder = BertEncoder(config)
     head = ClassificationHead(len(LABELS), name="classifier")
-    classifier = _perturbed(
+    classifier = perturbed(
         keras.Model(encoder.input, head(encoder(encoder.input)["pooled_output"])), seed=2)
     export_original(classifier, config, vocab_file, str(root / "classifier"))
     (root / "classifier" / "labels.txt").write_text("".join(f"{l}\n" for l in LABELS))
@@ -133,7 +124,7 @@ def classifier_folder(tmp_path_factory, uncased_vocab_file):
                         max_position_embeddings=64)
     encoder = BertEncoder(config)
     head = ClassificationHead(len(LABELS), name="classifier")
-    model = _perturbed(
+    model = perturbed(
         keras.Model(encoder.input, head(encoder(encoder.input)["pooled_output"])), seed=3)
     folder = tmp_path_factory.mktemp("run_classifier_output")
     export_original(model, config, uncased_vocab_file, str(folder))

@@ -1,4 +1,6 @@
-"""Inputs shared by the serving tests and the fixture that serves them."""
+"""Inputs and helpers shared by the serving tests and the fixtures that serve them."""
+
+import numpy as np
 
 MAX_SEQ_LENGTH = 32
 LABELS = ["contradiction", "entailment", "neutral"]
@@ -15,3 +17,16 @@ MASKED_B = ["On the [MASK].", LONG + " [MASK]"]
 # final capital sigma differently from the original (docs/ARCHITECTURE.md).
 HF_TEXTS = ([text for text in TEXTS if "Σ" not in text]
             + ["Ünïcödé café naïve — 東京 🙂"])
+
+
+def perturbed(model, seed, scale=0.05):
+    """Moves every weight (zero biases, unit LayerNorm scales too) by random noise.
+
+    Freshly initialised biases are zeros and LayerNorm scales ones; noise on
+    every weight lets a comparison see a weight that is lost or misplaced.
+    """
+    rng = np.random.default_rng(seed)
+    for variable in model.weights:
+        value = variable.numpy()
+        variable.assign(value + rng.normal(0.0, scale, value.shape).astype(value.dtype))
+    return model

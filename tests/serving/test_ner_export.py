@@ -26,6 +26,7 @@ from bert_tf import serving
 from bert_tf.tasks import conll_data, tagging_features
 from bert_tf.tasks.entity_metrics import entities
 from bert_tf.tokenization import BasicTokenizer, FullTokenizer
+from serving_support import perturbed
 from tests_shared import shared_path
 
 MAX_SEQ_LENGTH = 40
@@ -48,14 +49,6 @@ def _texts():
 TEXTS = _texts()
 
 
-def _perturbed(model, seed):
-    rng = np.random.default_rng(seed)
-    for variable in model.weights:
-        value = variable.numpy()
-        variable.assign(value + rng.normal(0.0, 0.1, value.shape).astype(value.dtype))
-    return model
-
-
 @pytest.fixture(scope="module")
 def ner(tmp_path_factory, uncased_vocab_file):
     import keras
@@ -69,7 +62,7 @@ def ner(tmp_path_factory, uncased_vocab_file):
                         num_attention_heads=4, intermediate_size=37,
                         max_position_embeddings=64, type_vocab_size=2)
     keras.utils.set_random_seed(6)
-    model = _perturbed(build_token_classifier(config, len(LABELS)), seed=8)
+    model = perturbed(build_token_classifier(config, len(LABELS)), seed=8, scale=0.1)
     folder = root / "ner_output"
     export_original(model, config, uncased_vocab_file, str(folder))
     (folder / "labels.txt").write_text("".join(f"{label}\n" for label in LABELS))

@@ -29,6 +29,7 @@ from bert_tf import serving
 from bert_tf.tasks import squad_features, squad_postprocessing
 from bert_tf.tasks.squad_data import SquadExample, split_words
 from bert_tf.tokenization import BasicTokenizer, FullTokenizer
+from serving_support import perturbed
 from tests_shared import shared_path
 
 MAX_SEQ_LENGTH = 48
@@ -60,14 +61,6 @@ def _questions():
 QUESTIONS = _questions()
 
 
-def _perturbed(model, seed):
-    rng = np.random.default_rng(seed)
-    for variable in model.weights:
-        value = variable.numpy()
-        variable.assign(value + rng.normal(0.0, 0.05, value.shape).astype(value.dtype))
-    return model
-
-
 @pytest.fixture(scope="module")
 def span_qa(tmp_path_factory, uncased_vocab_file):
     import keras
@@ -81,7 +74,7 @@ def span_qa(tmp_path_factory, uncased_vocab_file):
                         num_attention_heads=4, intermediate_size=37,
                         max_position_embeddings=64, type_vocab_size=2)
     keras.utils.set_random_seed(5)
-    model = _perturbed(build_span_model(config), seed=4)
+    model = perturbed(build_span_model(config), seed=4)
     export_original(model, config, uncased_vocab_file, str(root / "squad_output"))
     exports = {}
     for name, options in (("v1", SPAN_OPTIONS), ("v2", EXHAUSTIVE_V2)):
