@@ -9,21 +9,19 @@ vocabularies) and runs every request in ONE subprocess that imports only
 tensorflow and tensorflow_text (`load_exports.py`).
 """
 
-import json
 import pathlib
 import shutil
-import subprocess
 import sys
 import types
 
-import numpy as np
 import pytest
 
 # Makes this folder's helper modules importable by its tests.
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 from serving_support import (HF_TEXTS, LABELS, MASKED, MASKED_A, MASKED_B,  # noqa: E402
-                             MAX_SEQ_LENGTH, TEXTS, TEXTS_A, TEXTS_B, TOP_K, perturbed)
+                             MAX_SEQ_LENGTH, TEXTS, TEXTS_A, TEXTS_B, TOP_K, perturbed,
+                             run_client)
 
 
 def _folders(root, vocab_file):
@@ -98,14 +96,7 @@ def served(tmp_path_factory, uncased_vocab_file, minilm_dir):
         shutil.copytree(path, exports[kind])
     for folder in ("made", "pretrained", "classifier"):
         shutil.rmtree(root / folder)
-    (root / "requests.json").write_text(json.dumps(_requests(exports)), encoding="utf-8")
-    client = subprocess.run(
-        [sys.executable, str(pathlib.Path(__file__).parent / "load_exports.py"),
-         str(root / "requests.json"), str(root / "outputs.npz")],
-        capture_output=True, text=True, timeout=600, cwd=root)
-    assert client.returncode == 0, client.stderr[-3000:]
-    with np.load(root / "outputs.npz") as outputs:
-        outputs = dict(outputs)
+    outputs = run_client(root, _requests(exports))
     return types.SimpleNamespace(pretrainer=pretrainer, classifier=classifier,
                                  exports=exports, outputs=outputs)
 

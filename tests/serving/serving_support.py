@@ -1,5 +1,10 @@
 """Inputs and helpers shared by the serving tests and the fixtures that serve them."""
 
+import json
+import pathlib
+import subprocess
+import sys
+
 import numpy as np
 
 MAX_SEQ_LENGTH = 32
@@ -30,3 +35,25 @@ def perturbed(model, seed, scale=0.05):
         value = variable.numpy()
         variable.assign(value + rng.normal(0.0, scale, value.shape).astype(value.dtype))
     return model
+
+
+# The tiny model of the span-QA and NER export tests (real uncased vocabulary).
+TINY_CONFIG = dict(vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                   intermediate_size=37, max_position_embeddings=64, type_vocab_size=2)
+
+
+def run_client(root, runs):
+    """Answers `runs` in a fresh process that imports only TensorFlow (`load_exports.py`).
+
+    Returns `{run name / output name: numpy array}`; fails the test with the
+    client's stderr if it fails.
+    """
+    root = pathlib.Path(root)
+    (root / "requests.json").write_text(json.dumps(runs), encoding="utf-8")
+    client = subprocess.run(
+        [sys.executable, str(pathlib.Path(__file__).parent / "load_exports.py"),
+         str(root / "requests.json"), str(root / "outputs.npz")],
+        capture_output=True, text=True, timeout=600, cwd=root)
+    assert client.returncode == 0, client.stderr[-3000:]
+    with np.load(root / "outputs.npz") as outputs:
+        return dict(outputs)

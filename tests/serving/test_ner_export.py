@@ -13,7 +13,6 @@ them in the text, tags them with the same model through
 entities with `entity_metrics.entities` (the conlleval rules).
 """
 
-import json
 import pathlib
 import shutil
 import subprocess
@@ -26,7 +25,7 @@ from bert_tf import serving
 from bert_tf.tasks import conll_data, tagging_features
 from bert_tf.tasks.entity_metrics import entities
 from bert_tf.tokenization import BasicTokenizer, FullTokenizer
-from serving_support import perturbed
+from serving_support import TINY_CONFIG, perturbed, run_client
 from tests_shared import shared_path
 
 MAX_SEQ_LENGTH = 40
@@ -58,9 +57,7 @@ def ner(tmp_path_factory, uncased_vocab_file):
     from bert_tf.modeling.classifier import build_token_classifier
 
     root = tmp_path_factory.mktemp("ner")
-    config = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2,
-                        num_attention_heads=4, intermediate_size=37,
-                        max_position_embeddings=64, type_vocab_size=2)
+    config = BertConfig(**TINY_CONFIG)
     keras.utils.set_random_seed(6)
     model = perturbed(build_token_classifier(config, len(LABELS)), seed=8, scale=0.1)
     folder = root / "ner_output"
@@ -79,14 +76,7 @@ def ner(tmp_path_factory, uncased_vocab_file):
              for i, text in enumerate(TEXTS[-6:])]
     for run in runs:
         run["export"] = str(export)
-    (root / "requests.json").write_text(json.dumps(runs), encoding="utf-8")
-    client = subprocess.run(
-        [sys.executable, str(pathlib.Path(__file__).parent / "load_exports.py"),
-         str(root / "requests.json"), str(root / "outputs.npz")],
-        capture_output=True, text=True, timeout=600, cwd=root)
-    assert client.returncode == 0, client.stderr[-3000:]
-    with np.load(root / "outputs.npz") as outputs:
-        return model, export, dict(outputs)
+    return model, export, run_client(root, runs)
 
 
 def _word_spans(text):

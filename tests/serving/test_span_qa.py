@@ -28,8 +28,8 @@ import tensorflow as tf
 from bert_tf import serving
 from bert_tf.tasks import squad_features, squad_postprocessing
 from bert_tf.tasks.squad_data import SquadExample, split_words
-from bert_tf.tokenization import BasicTokenizer, FullTokenizer
-from serving_support import perturbed
+from bert_tf.tokenization import FullTokenizer
+from serving_support import TINY_CONFIG, perturbed, run_client
 from tests_shared import shared_path
 
 MAX_SEQ_LENGTH = 48
@@ -70,9 +70,7 @@ def span_qa(tmp_path_factory, uncased_vocab_file):
     from bert_tf.modeling import build_span_model
 
     root = tmp_path_factory.mktemp("span_qa")
-    config = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2,
-                        num_attention_heads=4, intermediate_size=37,
-                        max_position_embeddings=64, type_vocab_size=2)
+    config = BertConfig(**TINY_CONFIG)
     keras.utils.set_random_seed(5)
     model = perturbed(build_span_model(config), seed=4)
     export_original(model, config, uncased_vocab_file, str(root / "squad_output"))
@@ -101,14 +99,7 @@ def span_qa(tmp_path_factory, uncased_vocab_file):
         runs += [{"name": f"{name}/alone{i}", "export": export, "signature": "serving_default",
                   "inputs": {"question": [q], "context": [c]}}
                  for i, (q, c) in enumerate(QUESTIONS[:3])]
-    (root / "requests.json").write_text(json.dumps(runs), encoding="utf-8")
-    client = subprocess.run(
-        [sys.executable, str(pathlib.Path(__file__).parent / "load_exports.py"),
-         str(root / "requests.json"), str(root / "outputs.npz")],
-        capture_output=True, text=True, timeout=600, cwd=root)
-    assert client.returncode == 0, client.stderr[-3000:]
-    with np.load(root / "outputs.npz") as outputs:
-        return model, exports, dict(outputs)
+    return model, exports, run_client(root, runs)
 
 
 def _python_path(model, vocab_file, options, mask_non_context):

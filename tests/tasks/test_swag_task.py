@@ -4,7 +4,6 @@ import csv
 
 import numpy as np
 
-from bert_tf.config import BertConfig
 from bert_tf.tasks.multiple_choice import build_multiple_choice_model
 from bert_tf.tasks.swag_data import read_swag
 
