@@ -58,7 +58,11 @@ class MaskedLMHead(keras.layers.Layer):
         gathered = ops.take_along_axis(sequence_output, positions, axis=1)
         hidden = self.layer_norm(self.transform(gathered))
         table = ops.cast(self.word_embeddings.embeddings, hidden.dtype)
-        logits = ops.einsum("bph,vh->bpv", hidden, table)
+        # One [B*P, H] x [H, V] matmul: a batched einsum against the shared
+        # table would make the table's gradient a [B, V, H] tensor summed over B.
+        batch, positions, hidden_size = ops.shape(hidden)
+        logits = ops.einsum("nh,vh->nv", ops.reshape(hidden, (-1, hidden_size)), table)
+        logits = ops.reshape(logits, (batch, positions, -1))
         return ops.cast(logits, "float32") + self.output_bias
 
     def compute_output_shape(self, sequence_output_shape, masked_positions_shape):
