@@ -16,9 +16,10 @@ fixed batch of the first 32 MRPC training pairs packed to 128 tokens:
 A step is forward with dropout on, cross-entropy, backward, clipping and an
 AdamW update. `--mixed_precision=mixed_bfloat16` runs ours under that Keras
 policy and HF's forward pass under `torch.autocast("cpu", torch.bfloat16)`.
-Before the timings, both models score the batch with dropout off: equal
-losses (within 1e-4 in float32, 5e-2 in bfloat16) show they start from the
-same weights; the run stops if not.
+Before the timings, both models run the batch with dropout off: equal
+losses and last hidden states (loss difference and relative hidden-state
+difference within 1e-4 in float32, 5e-2 in bfloat16) show they start from
+the same weights; the run stops if not.
 
 Timed steps go round robin (`round_robin.py`); the table (`timing_table`)
 gives the fastest, median and slowest step, sequences per second and
@@ -40,6 +41,7 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from absl import app, flags  # noqa: E402
+import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import transformers  # noqa: E402
 
@@ -61,7 +63,8 @@ SHARED = pathlib.Path(os.environ.get("BERT_TF_SHARED_DATA", REPO.parent / "share
 LEARNING_RATE = 5e-5
 # Steps the learning-rate schedule is built for: more than any run takes, so it never reaches 0.
 SCHEDULE_STEPS = 10_000
-# Largest first-step loss difference for "same start weights", per precision.
+# Largest loss difference and relative hidden-state difference before any step that
+# still means "the same start weights", per precision.
 TOLERANCE = {"float32": 1e-4, "mixed_bfloat16": 5e-2}
 
 FLAGS = flags.FLAGS
@@ -108,23 +111,32 @@ def hf_classifier(num_labels, head):
     return model
 
 
-def hf_loss(model, batch):
-    """The loss of `model` on the batch, as a function of nothing (the batch is fixed)."""
-    inputs = {"input_ids": torch.from_numpy(batch["input_ids"]).long(),
-              "attention_mask": torch.from_numpy(batch["input_mask"]).long(),
-              "token_type_ids": torch.from_numpy(batch["segment_ids"]).long(),
-              "labels": torch.from_numpy(batch["label_ids"]).long()}
-    return lambda: model(**inputs).loss
+def hf_inputs(batch):
+    """The batch as HF's keyword arguments, `labels` included."""
+    return {"input_ids": torch.from_numpy(batch["input_ids"]).long(),
+            "attention_mask": torch.from_numpy(batch["input_mask"]).long(),
+            "token_type_ids": torch.from_numpy(batch["segment_ids"]).long(),
+            "labels": torch.from_numpy(batch["label_ids"]).long()}
 
 
-def first_losses(trainer, model, batch, autocast_dtype):
-    """Our loss and HF's on the batch with dropout off, before any step."""
+def start_check(trainer, model, batch, autocast_dtype):
+    """Ours against HF on the batch with dropout off, before any step.
+
+    Returns the two losses and the relative difference of the encoders' last
+    hidden states, `|ours - HF| / |HF|` over the whole batch (the loss alone
+    would hardly notice other encoder weights: the new head's logits are near
+    0, so both losses are near log 2).
+    """
     features = {name: batch[name] for name in ("input_ids", "input_mask", "segment_ids")}
-    ours, _ = batch_loss(trainer.objective, trainer.model(features, training=False), batch)
+    ours_loss, _ = batch_loss(trainer.objective, trainer.model(features, training=False), batch)
+    ours_hidden = trainer.model.get_layer("bert_encoder")(features, training=False)
     model.eval()
     with torch.no_grad(), autocast(autocast_dtype):
-        theirs = hf_loss(model, batch)()
-    return float(ours), float(theirs)
+        theirs = model(**hf_inputs(batch), output_hidden_states=True)
+    hf_hidden = theirs.hidden_states[-1].float().numpy()
+    difference = np.asarray(ours_hidden["sequence_output"], np.float32) - hf_hidden
+    return (float(ours_loss), float(theirs.loss),
+            float(np.linalg.norm(difference) / np.linalg.norm(hf_hidden)))
 
 
 def main(argv):
@@ -142,14 +154,16 @@ def main(argv):
                     for jit in (False, True)}
         hf = hf_classifier(len(task.reader.labels),
                            trainers[False].model.get_layer("classifier").dense)
-        ours, theirs = first_losses(trainers[False], hf, batch, autocast_dtype)
-        check = (f"same start: loss on the batch with dropout off, ours {ours:.6f}, HF "
-                 f"{theirs:.6f}, |difference| {abs(ours - theirs):.1e} (at most "
+        ours, theirs, hidden = start_check(trainers[False], hf, batch, autocast_dtype)
+        check = (f"same start, dropout off: loss ours {ours:.6f}, HF {theirs:.6f}; last hidden "
+                 f"states' relative difference {hidden:.1e} (each allowed "
                  f"{TOLERANCE[FLAGS.mixed_precision]:.0e})")
-        if not abs(ours - theirs) <= TOLERANCE[FLAGS.mixed_precision]:
+        print(f"# {check}", file=sys.stderr, flush=True)
+        if not max(abs(ours - theirs), hidden) <= TOLERANCE[FLAGS.mixed_precision]:
             sys.exit(f"{check}: ours and HF do not start from the same weights; not timing")
         runners = {("ours", jit): trainer_step(trainer, batch) for jit, trainer in trainers.items()}
-        runners[("hf", False)] = torch_step(hf, hf_loss(hf, batch), LEARNING_RATE,
+        inputs = hf_inputs(batch)
+        runners[("hf", False)] = torch_step(hf, lambda: hf(**inputs).loss, LEARNING_RATE,
                                             autocast_dtype)
         times, _ = time_round_robin(runners, FLAGS.warmup, FLAGS.iterations)
     flops = matmul_flops.classification_step(model_files.config, FLAGS.batch_size,
