@@ -1,8 +1,11 @@
-# Two entry points do all their own set-up on a fresh machine:
+# Three entry points do all their own set-up on a fresh machine:
 #   make demo   - the main job end to end on the data shipped in this repository
 #                 (installs only the runtime requirements)
 #   make test   - the test suite (also installs the test-only references:
 #                 transformers, torch, scikit-learn, ...)
+#   make bench  - the quick version of every timing benchmark against its peers
+#                 (the test requirements hold them); MG_PYTHON=<python of a venv
+#                 with tf-models-official> adds TF Model Garden to the data bench
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -24,6 +27,16 @@ $(TESTING): $(RUNTIME) requirements-test.txt
 
 test: $(TESTING)
 	$(PY) -m pytest -q
+
+# Each line is one benchmark's quick version (1-3 minutes on 2 quiet cores).
+BENCH := TF_CPP_MIN_LOG_LEVEL=2 $(PY) bench
+bench: $(TESTING)
+	$(BENCH)/encoder_forward.py --sizes=mini,small,base --iterations=3 --warmup=1
+	$(BENCH)/pretraining_speed.py --sizes=mini,small --iterations=3 --warmup=1
+	$(BENCH)/finetune_step.py --iterations=3 --warmup=1
+	$(BENCH)/finetune_step.py --iterations=3 --warmup=1 --mixed_precision=mixed_bfloat16
+	$(BENCH)/tokenizer_speed.py --lines=10000 --iterations=3 --warmup=1
+	$(BENCH)/pretraining_data_speed.py --repeats=3 $(if $(MG_PYTHON),--peer_python=$(MG_PYTHON))
 
 demo: $(RUNTIME)
 	PY=$(PY) bash demo/run_demo.sh $(if $(SENTENCE),"$(SENTENCE)")

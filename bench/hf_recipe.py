@@ -22,6 +22,15 @@ def adamw(model, learning_rate):
                              lr=learning_rate, eps=1e-6)
 
 
+def update(model, optimizer, loss):
+    """One optimizer step from `loss`: backward, clip to global norm 1.0, step. Returns the loss."""
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
 def train(model, step_loss, steps, learning_rate):
     """Runs `steps` optimizer steps; `step_loss(step)` is that step's loss. Returns seconds.
 
@@ -33,11 +42,8 @@ def train(model, step_loss, steps, learning_rate):
     start = time.time()
     model.train()
     for step in range(steps):
-        step_loss(step).backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
+        update(model, optimizer, step_loss(step))
         schedule.step()
-        optimizer.zero_grad()
     seconds = time.time() - start
     model.eval()
     return seconds

@@ -2,20 +2,24 @@
 
 TF Model Garden's `official.nlp.data.create_pretraining_data` is a port of the
 original tool; it needs tensorflow 2.20, so it lives in its own virtual
-environment outside the repository:
+environment outside the repository, and runs only when `--peer_python`
+names that environment's python:
 
     python3 -m venv /tmp/mg_venv
     /tmp/mg_venv/bin/pip install tensorflow==2.20.0 tf-models-official==2.20.0
     .venv/bin/python bench/pretraining_data_speed.py --peer_python=/tmp/mg_venv/bin/python
 
 Each tool runs as its own process with the same flags on the same input,
-one after another (`--repeats` rounds, best round kept, to be fair on a
-machine shared with other work). For each it prints instances written,
-wall time, work time (from the tool's first log line after its imports to
-its last, i.e. without interpreter and library start-up), instances per
-second over both, CPU seconds (all processes) and peak memory (proportional
-set size summed over the process tree, so pages shared between processes
-count once; sampled every 100 ms).
+one after another, for `--repeats` rounds (the tools take turns, so load
+from other work spreads over all of them). The table (`timing_table`) gives
+per tool the fastest, median and slowest round's wall time, instances per
+second from the median and the CPU share (CPU seconds of all its processes
+over wall time over cores); then the median work time (from the tool's
+first log line after its imports to its last, i.e. without interpreter and
+library start-up) and instances per second over it, both rates against the
+peer's, and the largest peak memory (proportional set size summed over the
+process tree, so pages shared between processes count once; sampled every
+100 ms).
 """
 
 import argparse
@@ -24,6 +28,7 @@ import os
 import pathlib
 import re
 import resource
+import statistics
 import struct
 import subprocess
 import sys
@@ -32,12 +37,15 @@ import time
 
 import psutil
 
+from timing_table import BenchRun, TimedRow, markdown_table
+
 REPO = pathlib.Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared" / "data"
 _LOG_TIME = re.compile(r"^[IWE](\d{4}) (\d\d:\d\d:\d\d\.\d+) ", re.M)
 # First log line of the real work (after imports) of each tool.
 _START = {"peer": "*** Reading from input files ***", "exact": "exact mode:",
           "fast": "fast mode,"}
+NAMES = {"peer": "Model Garden", "exact": "ours, exact mode", "fast": "ours, fast mode"}
 
 
 def _count_records(paths):
@@ -107,8 +115,9 @@ def _commands(args, outputs):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--peer_python", required=True,
-                        help="python of a venv with tf-models-official installed")
+    parser.add_argument("--peer_python",
+                        help="python of a venv with tf-models-official installed (the peer "
+                             "runs only with it)")
     parser.add_argument("--input_file", default=str(SHARED / "corpus" / "gutenberg_pretrain.txt"))
     parser.add_argument("--vocab_file",
                         default=str(SHARED / "vocab" / "bert-base-uncased-vocab.txt"))
@@ -116,18 +125,21 @@ def main():
     parser.add_argument("--max_seq_length", type=int, default=128)
     parser.add_argument("--max_predictions_per_seq", type=int, default=20)
     parser.add_argument("--num_workers", type=int, default=2)
-    parser.add_argument("--repeats", type=int, default=1)
-    parser.add_argument("--tools", default="peer,exact,fast")
+    parser.add_argument("--repeats", type=int, default=3, help="rounds of every tool")
+    parser.add_argument("--tools", default="peer,exact,fast",
+                        help="of peer, exact, fast; peer only with --peer_python")
     parser.add_argument("--input_copies", type=int, default=1,
                         help="feed this many copies of the input, as separate files")
     args = parser.parse_args()
 
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="")
     env["PYTHONPATH"] = str(REPO)
-    tools = args.tools.split(",")
+    tools = [tool for tool in args.tools.split(",") if tool != "peer" or args.peer_python]
+    if set(tools) - set(_START):
+        parser.error(f"--tools={args.tools}: each must be one of {', '.join(_START)}")
     input_name = pathlib.Path(args.input_file).name
-    best = {}
-    with tempfile.TemporaryDirectory() as folder:
+    rounds = {tool: [] for tool in tools}
+    with tempfile.TemporaryDirectory() as folder, BenchRun() as run:
         if args.input_copies > 1:
             text = pathlib.Path(args.input_file).read_bytes()
             copies = [f"{folder}/copy-{i}.txt" for i in range(args.input_copies)]
@@ -144,28 +156,37 @@ def main():
                        "work": _work_seconds(log, _START[tool]), "cpu": cpu,
                        "peak_mb": peak / 2**20}
                 print(f"round {round_ + 1} {tool}: " + ", ".join(
-                    f"{k}={v:.1f}" for k, v in row.items()), flush=True)
-                if tool not in best or row["wall"] < best[tool]["wall"]:
-                    best[tool] = row
+                    f"{k}={v:.1f}" for k, v in row.items()), file=sys.stderr, flush=True)
+                rounds[tool].append(row)
+    print(run.header(f"{args.input_copies} x {input_name}, dupe_factor={args.dupe_factor}, "
+                     f"max_seq_length={args.max_seq_length}, fast mode with "
+                     f"{args.num_workers} workers; {args.repeats} rounds, tools in turn"
+                     + ("" if args.peer_python else "; no --peer_python: no Model Garden row")))
+    print(markdown_table(("tool",), [_row(tool, rounds) for tool in tools], run.threads,
+                         unit="inst", time_unit="s",
+                         extra_names=("median work s", "inst/s work", "x peer wall",
+                                      "x peer work", "peak MB")))
 
-    print(f"\n{args.input_copies} x {input_name}, "
-          f"dupe_factor={args.dupe_factor}, "
-          f"max_seq_length={args.max_seq_length}, {os.cpu_count()} cores, "
-          f"fast mode with {args.num_workers} workers; best of {args.repeats}")
-    header = ("tool", "instances", "wall s", "work s", "inst/s wall", "inst/s work",
-              "x peer wall", "x peer work", "CPU s", "peak MB")
-    print("| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header))
-    peer = best.get("peer")
-    for tool, row in best.items():
-        rate_wall, rate_work = row["instances"] / row["wall"], row["instances"] / row["work"]
-        ratios = ("-", "-")
-        if peer:
-            ratios = (f"{rate_wall / (peer['instances'] / peer['wall']):.1f}",
-                      f"{rate_work / (peer['instances'] / peer['work']):.1f}")
-        print(f"| {tool} | {row['instances']} | {row['wall']:.1f} | {row['work']:.1f} | "
-              f"{rate_wall:.0f} | {rate_work:.0f} | {ratios[0]} | {ratios[1]} | "
-              f"{row['cpu']:.1f} | {row['peak_mb']:.0f} |")
+
+def _rates(results):
+    """Instances per second over the median wall and work times of a tool's rounds."""
+    instances = results[-1]["instances"]
+    return tuple(instances / statistics.median(r[key] for r in results)
+                 for key in ("wall", "work"))
+
+
+def _row(tool, rounds):
+    """The tool's `TimedRow`: wall times per round, then work time, ratios and memory."""
+    results = rounds[tool]
+    rates = _rates(results)
+    ratios = ("-", "-")
+    if "peer" in rounds:
+        ratios = tuple(f"{ours / peer:.1f}" for ours, peer in zip(rates, _rates(rounds["peer"])))
+    work = statistics.median(r["work"] for r in results)
+    peak_mb = max(r["peak_mb"] for r in results)
+    return TimedRow((NAMES[tool],), [(r["wall"], r["cpu"]) for r in results],
+                    results[-1]["instances"],
+                    extra=(f"{work:.1f}", f"{rates[1]:.0f}", *ratios, f"{peak_mb:.0f}"))
 
 
 if __name__ == "__main__":

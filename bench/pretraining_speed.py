@@ -20,9 +20,14 @@ model size:
 
 After warm-up (tracing, XLA compilation), timed steps go round robin over the
 implementations, so load from other processes spreads over all of them. The
-table gives sequences per second from the median step, the min-max range and
-the CPU share (process CPU time / wall time / threads: well under 100% means
-other processes took the cores).
+table (`timing_table`) gives the fastest, median and slowest step, sequences
+per second from the median, the CPU share (process CPU time / wall time /
+threads: well under 100% means other processes took the cores), and the
+matmul GFLOP/s of the median step with their share of the float32 matmul
+peak (`matmul_peak`). A step's FLOPs are `matmul_flops.pretraining_step`:
+3 x (encoder forward + masked-LM head on the 20 positions + pooler and NSP
+layer); `hf_all_positions` runs its masked-LM head on all 128 positions,
+and is counted so.
 
 Example:
 
@@ -30,12 +35,10 @@ Example:
         --sizes=mini,small --iterations=5 --warmup=2
 """
 
-import datetime
 import os
 import pathlib
 import sys
 import tempfile
-import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
@@ -49,72 +52,59 @@ import torch  # noqa: E402
 import transformers  # noqa: E402
 
 from bert_tf.config import NAMED_SIZES, BertConfig  # noqa: E402
-from round_robin import (define_threads_flag, load_average, summarize,  # noqa: E402
-                         time_round_robin, use_threads)
 from bert_tf.data import readers  # noqa: E402
 from bert_tf.modeling.pretrainer import BertPretrainer  # noqa: E402
 from bert_tf.training.optimization import create_optimizer  # noqa: E402
 from bert_tf.tasks.pretraining_objective import pretraining_objective  # noqa: E402
 from bert_tf.training.trainer import Trainer  # noqa: E402
-import hf_recipe  # noqa: E402
+import matmul_flops  # noqa: E402
+from peer_models import hf_bert_config, keras_hub_backbone  # noqa: E402
+from matmul_peak import define_peak_flags  # noqa: E402
+from round_robin import (define_choices_flag, define_threads_flag,  # noqa: E402
+                         time_round_robin, use_threads)
+from step_runners import torch_step, trainer_step  # noqa: E402
+from timing_table import BenchRun, TimedRow, markdown_table  # noqa: E402
 
 IMPLEMENTATIONS = ("ours", "hf", "hf_all_positions", "keras_hub")
+SEQ_LENGTH, PREDICTIONS = 128, 20
 RECORDS = pathlib.Path(__file__).resolve().parent.parent.parent / (
     "shared/data/golden/sample_text_seed12345_dupe10.tfrecord")
 
 FLAGS = flags.FLAGS
-flags.DEFINE_list("sizes", ["mini", "small"], "Named model sizes to time.")
-flags.DEFINE_list("implementations", list(IMPLEMENTATIONS), "Which trainers to time.")
+define_choices_flag("sizes", ["mini", "small"], NAMED_SIZES, "Named model sizes to time.")
+define_choices_flag("implementations", IMPLEMENTATIONS, IMPLEMENTATIONS, "Which trainers to time.")
 flags.DEFINE_integer("batch_size", 32, "Sequences per step.", lower_bound=1)
 flags.DEFINE_integer("iterations", 5, "Timed steps per implementation.", lower_bound=1)
 flags.DEFINE_integer("warmup", 2, "Untimed steps first (tracing, XLA).", lower_bound=1)
 define_threads_flag()
-flags.register_validator("sizes", lambda v: set(v) <= set(NAMED_SIZES),
-                         f"--sizes: each must be one of {', '.join(NAMED_SIZES)}")
-flags.register_validator("implementations", lambda v: set(v) <= set(IMPLEMENTATIONS),
-                         f"--implementations: each must be one of {', '.join(IMPLEMENTATIONS)}")
+define_peak_flags()
 
 
 def real_batch(batch_size):
-    dataset = readers.pretraining_dataset(str(RECORDS), 128, 20, batch_size, is_training=False)
+    dataset = readers.pretraining_dataset(str(RECORDS), SEQ_LENGTH, PREDICTIONS, batch_size,
+                                          is_training=False)
     return {name: value.numpy() for name, value in next(iter(dataset.repeat())).items()}
 
 
 def our_runners(config, batch):
     """One `Trainer.train_steps` call of one step, without and with XLA."""
-    strategy = tf.distribute.get_strategy()
     runners = {}
     for jit in (False, True):
         trainer = Trainer(BertPretrainer(config), create_optimizer(1e-4, 10000, 100),
-                          pretraining_objective(), strategy, tempfile.mkdtemp(),
-                          global_batch_size=len(batch["input_ids"]), jit_compile=jit)
-        iterator = iter(strategy.distribute_datasets_from_function(
-            lambda context: tf.data.Dataset.from_tensors(batch).repeat()))
-        one = tf.constant(1)
-        runners[("ours", jit)] = (
-            lambda trainer=trainer, iterator=iterator: float(trainer.train_steps(iterator, one)[1]))
+                          pretraining_objective(), tf.distribute.get_strategy(),
+                          tempfile.mkdtemp(), global_batch_size=len(batch["input_ids"]),
+                          jit_compile=jit)
+        runners[("ours", jit)] = trainer_step(trainer, batch)
     return runners
-
-
-def _hf_model(config):
-    hf_config = transformers.BertConfig(
-        vocab_size=config.vocab_size, hidden_size=config.hidden_size,
-        num_hidden_layers=config.num_hidden_layers,
-        num_attention_heads=config.num_attention_heads,
-        intermediate_size=config.intermediate_size, hidden_act="gelu_new",
-        max_position_embeddings=config.max_position_embeddings,
-        type_vocab_size=config.type_vocab_size, layer_norm_eps=1e-12)
-    model = transformers.BertForPreTraining(hf_config).train()
-    return model, hf_recipe.adamw(model, 1e-4)
 
 
 def hf_runners(config, batch):
     """BertForPreTraining's encoder and heads, the MLM head on the gathered positions."""
-    model, optimizer = _hf_model(config)
+    model = transformers.BertForPreTraining(hf_bert_config(config))
     t = {k: torch.from_numpy(v) for k, v in batch.items()}
     rows = torch.arange(len(batch["input_ids"]))[:, None]
 
-    def step():
+    def step_loss():
         outputs = model.bert(input_ids=t["input_ids"].long(),
                              attention_mask=t["input_mask"].long(),
                              token_type_ids=t["segment_ids"].long())
@@ -123,16 +113,17 @@ def hf_runners(config, batch):
         nll = torch.nn.functional.cross_entropy(
             logits.transpose(1, 2), t["masked_lm_ids"].long(), reduction="none")
         weights = t["masked_lm_weights"]
-        loss = (weights * nll).sum() / (weights.sum() + 1e-5) + torch.nn.functional.cross_entropy(
-            model.cls.seq_relationship(outputs.pooler_output), t["next_sentence_labels"][:, 0].long())
-        return _torch_update(model, optimizer, loss)
+        next_sentence = torch.nn.functional.cross_entropy(
+            model.cls.seq_relationship(outputs.pooler_output),
+            t["next_sentence_labels"][:, 0].long())
+        return (weights * nll).sum() / (weights.sum() + 1e-5) + next_sentence
 
-    return {("hf", False): step}
+    return {("hf", False): torch_step(model, step_loss, 1e-4)}
 
 
 def hf_all_positions_runners(config, batch):
     """BertForPreTraining as usually called: labels on the masked positions, -100 elsewhere."""
-    model, optimizer = _hf_model(config)
+    model = transformers.BertForPreTraining(hf_bert_config(config))
     labels = np.full(batch["input_ids"].shape, -100, "int64")
     for row in range(len(labels)):
         real = batch["masked_lm_weights"][row] > 0
@@ -142,25 +133,12 @@ def hf_all_positions_runners(config, batch):
               "token_type_ids": torch.from_numpy(batch["segment_ids"]).long(),
               "labels": torch.from_numpy(labels),
               "next_sentence_label": torch.from_numpy(batch["next_sentence_labels"][:, 0]).long()}
-    return {("hf_all_positions", False): lambda: _torch_update(model, optimizer,
-                                                               model(**inputs).loss)}
-
-
-def _torch_update(model, optimizer, loss):
-    loss.backward()
-    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-    optimizer.step()
-    optimizer.zero_grad()
-    return loss.item()
+    return {("hf_all_positions", False): torch_step(model, lambda: model(**inputs).loss, 1e-4)}
 
 
 def keras_hub_runners(config, batch):
     """keras-hub's backbone and MaskedLMHead (as in BertMaskedLM) plus an NSP dense layer."""
-    backbone = keras_hub.models.BertBackbone(
-        vocabulary_size=config.vocab_size, num_layers=config.num_hidden_layers,
-        num_heads=config.num_attention_heads, hidden_dim=config.hidden_size,
-        intermediate_dim=config.intermediate_size,
-        max_sequence_length=config.max_position_embeddings, num_segments=config.type_vocab_size)
+    backbone = keras_hub_backbone(config)
     inputs = {**backbone.input,
               "mask_positions": keras.Input((None,), dtype="int32", name="mask_positions")}
     outputs = backbone({k: inputs[k] for k in backbone.input})
@@ -187,40 +165,33 @@ BUILDERS = {"ours": our_runners, "hf": hf_runners,
             "hf_all_positions": hf_all_positions_runners, "keras_hub": keras_hub_runners}
 
 
-def markdown_table(rows, batch_size, threads):
-    lines = ["| size | implementation | XLA | seq/s | ms/step | range ms | CPU share |",
-             "|---|---|---|---:|---:|---:|---:|"]
-    for size, name, jit, samples in rows:
-        timing = summarize(samples, threads)
-        lines.append(f"| {size} | {name} | {'yes' if jit else 'no'} | "
-                     f"{batch_size / timing.median:.1f} | {timing.median * 1e3:.0f} | "
-                     f"{timing.fastest * 1e3:.0f}-{timing.slowest * 1e3:.0f} | "
-                     f"{100 * timing.cpu_share:.0f}% |")
-    return "\n".join(lines)
+def step_flops(config, name, batch_size):
+    """Matmul FLOPs of one step; `hf_all_positions` scores every position."""
+    predictions = SEQ_LENGTH if name == "hf_all_positions" else PREDICTIONS
+    return matmul_flops.pretraining_step(config, batch_size, SEQ_LENGTH, predictions)
 
 
 def main(argv):
     del argv
     use_threads(FLAGS.threads)
-    load = load_average()
     batch = real_batch(FLAGS.batch_size)
     rows = []
-    for size in FLAGS.sizes:
-        print(f"timing {size} ...", file=sys.stderr, flush=True)
-        config = BertConfig.named(size)
-        runners = {}
-        for name in FLAGS.implementations:
-            runners.update(BUILDERS[name](config, batch))
-        times, _ = time_round_robin(runners, FLAGS.warmup, FLAGS.iterations)
-        rows += [(size, name, jit, samples) for (name, jit), samples in times.items()]
-    print(f"# {datetime.datetime.now().isoformat(timespec='seconds')}, {FLAGS.threads} threads; "
-          f"tensorflow {tf.__version__}, keras-hub {keras_hub.__version__}, transformers "
-          f"{transformers.__version__}, torch {torch.__version__}")
-    print(f"# load average at start (1, 5, 15 min): {load}")
-    print(f"# pretraining steps: batch {FLAGS.batch_size} x seq 128, 20 masked-LM predictions + "
-          f"NSP, AdamW, clip 1.0; {FLAGS.warmup} warm-up + {FLAGS.iterations} timed steps each, "
-          "round robin")
-    print(markdown_table(rows, FLAGS.batch_size, FLAGS.threads))
+    with BenchRun(FLAGS.threads, ["float32"], FLAGS.peak_sizes) as run:
+        for size in FLAGS.sizes:
+            print(f"timing {size} ...", file=sys.stderr, flush=True)
+            config = BertConfig.named(size)
+            runners = {}
+            for name in FLAGS.implementations:
+                runners.update(BUILDERS[name](config, batch))
+            times, _ = time_round_robin(runners, FLAGS.warmup, FLAGS.iterations)
+            rows += [TimedRow((size, name, "yes" if jit else "no"), samples, FLAGS.batch_size,
+                              step_flops(config, name, FLAGS.batch_size))
+                     for (name, jit), samples in times.items()]
+    print(run.header(f"pretraining steps: batch {FLAGS.batch_size} x seq {SEQ_LENGTH}, "
+                     f"{PREDICTIONS} masked-LM predictions + NSP, AdamW, clip 1.0, dropout on; "
+                     f"{FLAGS.warmup} warm-up + {FLAGS.iterations} timed steps each, "
+                     "round robin"))
+    print(markdown_table(("size", "implementation", "XLA"), rows, FLAGS.threads, run.peaks))
 
 
 if __name__ == "__main__":

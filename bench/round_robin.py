@@ -4,24 +4,24 @@ The machines these benchmarks run on are often shared, so each timed call of
 one implementation is followed by one of every other (round robin): load
 from other processes then spreads over all of them instead of landing on
 whichever ran at the wrong moment. Each call also records the process's CPU
-time, from which `summarize` derives the CPU share: CPU time over wall time
-over threads, well under 100% when other processes took the cores.
+time, from which `timing_table.summarize` derives the CPU share: CPU time
+over wall time over threads, well under 100% when other processes took the
+cores.
 
 The benchmarks also share their run set-up from here: the `--threads` flag,
-giving TensorFlow and PyTorch the same thread count, and the load average
-printed above each table.
+giving TensorFlow and PyTorch the same thread count, and checked list flags
+(`--sizes`, `--implementations`).
 """
 
 import os
-import statistics
 import time
-from typing import Callable, Dict, Hashable, List, NamedTuple, Tuple
+from typing import Callable, Dict, Hashable, Tuple
 
 from absl import flags
 import tensorflow as tf
 import torch
 
-Samples = List[Tuple[float, float]]  # (wall seconds, process CPU seconds) per call
+from timing_table import Samples
 
 
 def define_threads_flag():
@@ -30,15 +30,17 @@ def define_threads_flag():
                          "Compute threads for TensorFlow and PyTorch.", lower_bound=1)
 
 
+def define_choices_flag(name, default, choices, help_text):
+    """Defines a comma-separated list flag whose items must be among `choices`."""
+    flags.DEFINE_list(name, list(default), help_text)
+    flags.register_validator(name, lambda values: set(values) <= set(choices),
+                             f"--{name}: each must be one of {', '.join(choices)}")
+
+
 def use_threads(threads: int) -> None:
     """Gives TensorFlow's intra-op pool and PyTorch the same number of threads."""
     tf.config.threading.set_intra_op_parallelism_threads(threads)
     torch.set_num_threads(threads)
-
-
-def load_average() -> str:
-    """The 1, 5 and 15-minute load averages, for a table's header."""
-    return ", ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
 def time_round_robin(runners: Dict[Hashable, Callable], warmup: int,
@@ -58,18 +60,3 @@ def time_round_robin(runners: Dict[Hashable, Callable], warmup: int,
             outputs[key] = run()
             times[key].append((time.perf_counter() - wall, time.process_time() - cpu))
     return times, outputs
-
-
-class Summary(NamedTuple):
-    """Median, fastest and slowest call in seconds, and the CPU share (0..1)."""
-
-    median: float
-    fastest: float
-    slowest: float
-    cpu_share: float
-
-
-def summarize(samples: Samples, threads: int) -> Summary:
-    walls = [wall for wall, _ in samples]
-    return Summary(statistics.median(walls), min(walls), max(walls),
-                   sum(cpu for _, cpu in samples) / sum(walls) / threads)

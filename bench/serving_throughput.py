@@ -34,8 +34,8 @@ import transformers  # noqa: E402
 from bert_tf import serving  # noqa: E402
 from bert_tf.checkpoints import config_beside, restore  # noqa: E402
 from bert_tf.modeling import BertEncoder, ClassificationHead  # noqa: E402
-from round_robin import (define_threads_flag, load_average, summarize,  # noqa: E402
-                         time_round_robin, use_threads)
+from round_robin import define_threads_flag, time_round_robin, use_threads  # noqa: E402
+from timing_table import load_average, summarize  # noqa: E402
 
 SHARED = pathlib.Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 FLAGS = flags.FLAGS

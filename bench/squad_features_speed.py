@@ -35,6 +35,7 @@ from transformers.data.processors import squad as hf_squad  # noqa: E402
 
 import round_robin  # noqa: E402
 import squad_parity  # noqa: E402
+import timing_table  # noqa: E402
 from bert_tf.tasks import squad_data, squad_features  # noqa: E402
 from bert_tf.tokenization import FullTokenizer  # noqa: E402
 
@@ -71,13 +72,13 @@ def main():
                                                   iterations=args.iterations)
     counts = {len(features) for features in outputs.values()}
     assert len(counts) == 1, f"window counts differ: {counts}"
-    hf_seconds = round_robin.summarize(times[next(iter(runners))], 1).median
+    hf_seconds = timing_table.summarize(times[next(iter(runners))], 1).median
     print(f"{args.set}: {len(examples)} questions, {counts.pop()} windows; "
-          f"load average {round_robin.load_average()}")
+          f"load average {timing_table.load_average()}")
     print("| implementation | seconds (median) | questions/s | vs HF |")
     print("|---|---|---|---|")
     for name, samples in times.items():
-        seconds = round_robin.summarize(samples, 1).median
+        seconds = timing_table.summarize(samples, 1).median
         print(f"| {name} | {seconds:.2f} | {len(examples) / seconds:,.0f} "
               f"| {hf_seconds / seconds:.1f}x |")
 

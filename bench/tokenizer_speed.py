@@ -1,23 +1,27 @@
 """Tokenizer throughput (lines/s): ours in the graph and in Python, HuggingFace's.
 
-Text to ids for 10,000 lines of the Gutenberg pretraining corpus (all ASCII)
-and 10,000 SQuAD dev-v1.1 contexts and questions (some non-ASCII; longer),
-best of three passes after a warm-up. Graph tokenizers run in a tf.function
-on batches of 1,000; HuggingFace's fast tokenizers get the same batches.
+Text to ids for the first `--lines` lines of the Gutenberg pretraining
+corpus (all ASCII) and as many SQuAD dev-v1.1 contexts and questions (some
+non-ASCII; longer). Graph tokenizers run in a tf.function on batches of
+1,000; HuggingFace's fast tokenizers get the same batches. A call is one
+pass over a corpus; after `--warmup` untimed passes (tracing), the timed
+passes go round robin over the tokenizers (`round_robin.py`), and the table
+(`timing_table`) gives the fastest, median and slowest pass, lines per
+second from the median and the CPU share.
 
-    python bench/tokenizer_speed.py [--lines N]
+    TF_CPP_MIN_LOG_LEVEL=2 .venv/bin/python bench/tokenizer_speed.py \
+        --lines=10000 --iterations=3 --warmup=1
 """
 
-import argparse
 import os
 import pathlib
 import sys
-import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 REPO = pathlib.Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO), str(REPO / "tests" / "tokenization")]
 
+from absl import app, flags  # noqa: E402
 import tensorflow as tf  # noqa: E402
 import tensorflow_text as tf_text  # noqa: E402
 import tokenizers  # noqa: E402
@@ -25,9 +29,16 @@ import transformers  # noqa: E402
 
 import tokenization_corpora  # noqa: E402
 from bert_tf.tokenization import BertTokenizerLayer, FullTokenizer  # noqa: E402
+from round_robin import time_round_robin  # noqa: E402
+from timing_table import BenchRun, TimedRow, markdown_table  # noqa: E402
 
 VOCAB = str(tokenization_corpora.SHARED_DATA / "vocab" / "bert-base-uncased-vocab.txt")
 BATCH = 1000
+
+FLAGS = flags.FLAGS
+flags.DEFINE_integer("lines", 10_000, "Lines (texts) of each corpus.", lower_bound=1)
+flags.DEFINE_integer("iterations", 3, "Timed passes per tokenizer and corpus.", lower_bound=1)
+flags.DEFINE_integer("warmup", 1, "Untimed passes first (tracing).", lower_bound=0)
 
 
 def _batches(lines):
@@ -66,34 +77,28 @@ def candidates():
     }
 
 
-def lines_per_second(run, lines, passes=3):
-    run(lines[:BATCH])  # warm-up (tracing)
-    best = float("inf")
-    for _ in range(passes):
-        start = time.perf_counter()
-        run(lines)
-        best = min(best, time.perf_counter() - start)
-    return len(lines) / best
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--lines", type=int, default=10_000)
-    args = parser.parse_args()
+def main(argv):
+    del argv
     corpora = {
-        "gutenberg": tokenization_corpora.text_lines("gutenberg_pretrain.txt")[:args.lines],
-        "squad dev": tokenization_corpora.squad_texts("dev-v1.1")[:args.lines],
+        "gutenberg": tokenization_corpora.text_lines("gutenberg_pretrain.txt")[:FLAGS.lines],
+        "squad dev": tokenization_corpora.squad_texts("dev-v1.1")[:FLAGS.lines],
     }
-    for name, lines in corpora.items():
-        chars = sum(map(len, lines)) / len(lines)
-        print(f"{name}: {len(lines)} lines, {chars:.0f} characters on average")
-    header = f"{'tokenizer':44s}" + "".join(f"{name + ' lines/s':>20s}" for name in corpora)
-    print(header)
-    print("-" * len(header))
-    for name, run in candidates().items():
-        speeds = [lines_per_second(run, lines) for lines in corpora.values()]
-        print(f"{name:44s}" + "".join(f"{s:20,.0f}" for s in speeds), flush=True)
+    tokenizers_by_name = candidates()
+    rows = []
+    with BenchRun() as run:
+        for corpus, lines in corpora.items():
+            print(f"timing {corpus} ...", file=sys.stderr, flush=True)
+            runners = {name: (lambda tokenize=tokenize, lines=lines: tokenize(lines))
+                       for name, tokenize in tokenizers_by_name.items()}
+            times, _ = time_round_robin(runners, FLAGS.warmup, FLAGS.iterations)
+            rows += [TimedRow((corpus, name), samples, len(lines))
+                     for name, samples in times.items()]
+    sizes = "; ".join(f"{corpus}: {len(lines)} lines of {sum(map(len, lines)) / len(lines):.0f} "
+                      "characters on average" for corpus, lines in corpora.items())
+    print(run.header(f"text to ids, {sizes}; {FLAGS.warmup} warm-up + {FLAGS.iterations} "
+                     "timed passes each, round robin"))
+    print(markdown_table(("corpus", "tokenizer"), rows, run.threads, unit="lines"))
 
 
 if __name__ == "__main__":
-    main()
+    app.run(main)

@@ -1,0 +1,49 @@
+"""One training step per call, ours and PyTorch's, on one fixed batch: what step benches time.
+
+Ours is a call of `Trainer.train_steps` (the loop every runner uses: forward,
+losses, backward, clipping, optimizer update, finite checks) for one step
+on the same batch every time. PyTorch's is a loss function followed by
+`hf_recipe.update` (backward, clip to 1.0, AdamW with the original's decay
+groups), optionally under `torch.autocast` for bfloat16. Both run with
+dropout on. Each runner returns the step's loss, so the timed work cannot
+be skipped.
+"""
+
+import tensorflow as tf
+import torch
+
+import hf_recipe
+
+
+def trainer_step(trainer, batch):
+    """A call running one `trainer.train_steps` step on `batch` (a dict of arrays)."""
+    iterator = iter(trainer.strategy.distribute_datasets_from_function(
+        lambda context: tf.data.Dataset.from_tensors(batch).repeat()))
+    one = tf.constant(1)
+    return lambda: float(trainer.train_steps(iterator, one)[1])
+
+
+def autocast(dtype):
+    """`torch.autocast` on the CPU to `dtype` (e.g. `torch.bfloat16`); None: off (float32)."""
+    return torch.autocast("cpu", dtype=dtype, enabled=dtype is not None)
+
+
+def torch_step(model, step_loss, learning_rate, autocast_dtype=None):
+    """A call of one AdamW step of `model` on the loss `step_loss()` returns.
+
+    Args:
+        model: a `torch.nn.Module`; put in training mode (dropout on).
+        step_loss: no-argument function computing the loss on the fixed batch.
+        learning_rate: AdamW's learning rate.
+        autocast_dtype: e.g. `torch.bfloat16` to compute the forward pass
+            under `torch.autocast("cpu")`; None: float32.
+    """
+    optimizer = hf_recipe.adamw(model, learning_rate)
+    model.train()
+
+    def step():
+        with autocast(autocast_dtype):
+            loss = step_loss()
+        return hf_recipe.update(model, optimizer, loss)
+
+    return step
