@@ -1,11 +1,18 @@
 """`BertTokenizerLayer`: raw strings -> WordPiece ids, inside the TF graph.
 
 The in-graph twin of `FullTokenizer`, with the same ids for every input:
-`GraphBasicTokenizer` splits the words exactly as the original's basic
-tokenizer does, then tensorflow-text's `FastWordpieceTokenizer` (which
-implements the same greedy longest-match-first algorithm) splits them into
-pieces. Its own pre-tokenization and lower-casing are not used: they differ
-from the original's (see `graph_basic_tokenizer`).
+`GraphBasicTokenizer` folds the text (cleaning, lower-casing, accents)
+exactly as the original's basic tokenizer does, then tensorflow-text's
+`FastWordpieceTokenizer` (which implements the same greedy
+longest-match-first algorithm) splits it into pieces. Its own lower-casing
+is never used: it differs from the original's (see `graph_basic_tokenizer`).
+
+Its own split into words (on whitespace and punctuation) is used where it is
+the original's: on folded strings that are all ASCII, most of any corpus.
+There its whitespace and punctuation are the original's (the same ASCII
+ranges), and its word limit, in bytes, is the original's 200 characters.
+Other strings are split into words by `GraphBasicTokenizer` first: beyond
+ASCII, tensorflow-text's Unicode version decides what is punctuation.
 
 Being TF ops throughout, it runs in `tf.function`, `tf.data.Dataset.map` and
 SavedModel signatures, where no Python tokenizer can.
@@ -21,6 +28,13 @@ from bert_tf.tokenization.vocab import vocabulary_list
 from bert_tf.tokenization.wordpiece import MAX_INPUT_CHARS_PER_WORD
 
 UNK_TOKEN = "[UNK]"
+
+
+def fast_wordpiece_on_ascii_text(vocabulary):
+    """tensorflow-text's WordPiece on folded ASCII text, split into words by itself."""
+    return tf_text.FastWordpieceTokenizer(
+        vocabulary, suffix_indicator="##", max_bytes_per_word=MAX_INPUT_CHARS_PER_WORD,
+        token_out_type=tf.int32, unknown_token=UNK_TOKEN, no_pretokenization=False)
 
 
 def fast_wordpiece(vocabulary):
@@ -75,6 +89,7 @@ class BertTokenizerLayer(keras.layers.Layer):
         self._ids = {token: index for index, token in enumerate(self.vocabulary)}
         self._basic = GraphBasicTokenizer(self.do_lower_case)
         self._wordpiece = fast_wordpiece(self.vocabulary)
+        self._ascii_wordpiece = fast_wordpiece_on_ascii_text(self.vocabulary)
         self._special_pattern = None
         if self.keep_special_tokens:
             self._special_pattern = special_tokens.special_tokens_pattern(
@@ -95,7 +110,19 @@ class BertTokenizerLayer(keras.layers.Layer):
         if text.shape.rank != 1:
             raise ValueError(f"{self.name} takes strings of shape [batch], "
                              f"got shape {text.shape}")
-        return self._wordpiece_ids(self.split_words(text))
+        if self._special_pattern is not None:
+            return self._wordpiece_ids(self.split_words(text))
+        return self._text_ids(text)
+
+    def _text_ids(self, text):
+        """Ids of `text` without special tokens: ASCII folds split by tensorflow-text."""
+        folded, is_ascii = self._basic.fold(text)
+        group = tf.cast(is_ascii, tf.int32)
+        texts = tf.dynamic_partition(folded, group, 2)
+        rows = tf.dynamic_partition(tf.range(tf.size(folded)), group, 2)
+        ids = tf.concat([self._wordpiece_ids(self._basic.split(texts[0])),
+                         self._ascii_wordpiece.tokenize(texts[1])], axis=0)
+        return tf.gather(ids, tf.math.invert_permutation(tf.concat(rows, axis=0)))
 
     def split_words(self, text):
         """The basic tokenizer's words of `text` (tf.string [N]): ragged [N, None]."""

@@ -69,11 +69,25 @@ def test_adversarial_ids_match_reference(uncased_vocab_file, lower, keep_special
 
 def test_long_word_rule_counts_folded_characters(layer, reference):
     texts = ["ab" * 100, "ab" * 100 + "a", "\u00e9" * 200, "\u00e9" * 201,
-             "a\u0301" * 200, "x" * 150 + "\u200b" * 100, "[" + "a" * 200 + "]"]
+             "a\u0301" * 200, "x" * 150 + "\u200b" * 100, "[" + "a" * 200 + "]",
+             "\u00e9" * 100 + "\u0101" * 100, "\u0101" * 201 + "\u00c6"]
     expected = [reference.convert_tokens_to_ids(reference.tokenize(t)) for t in texts]
     assert graph_ids(layer, texts) == expected
     assert [len(ids) == 1 and ids[0] == 100 for ids in expected] == [
-        False, True, False, True, False, False, False]
+        False, True, False, True, False, False, False, False, True]
+
+
+@pytest.mark.parametrize("lower", [True, False], ids=["uncased", "cased"])
+def test_every_ascii_pair_gives_the_reference_ids(request, lower):
+    """Folded ASCII text is split into words by tensorflow-text's WordPiece itself:
+    its whitespace, punctuation and word limit must be the original's."""
+    layer = request.getfixturevalue("layer" if lower else "cased_layer")
+    reference = request.getfixturevalue("reference" if lower else "cased_reference")
+    texts = [f"x{chr(a)}{chr(b)}Y" for a in range(128) for b in range(128)]
+    texts += [f"{a}{'b' * 200}{c}{'d' * 201}{c}" for a, c in
+              ((" ", "\t"), ("(", "."), ("\x00", "\x7f"), ("", "\r\n"), ("e", "#"))]
+    expected = [reference.convert_tokens_to_ids(reference.tokenize(t)) for t in texts]
+    assert graph_ids(layer, texts) == expected
 
 
 def test_shapes_empty_batch_empty_strings_and_scalars(layer):
