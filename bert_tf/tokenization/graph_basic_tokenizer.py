@@ -72,7 +72,7 @@ class GraphBasicTokenizer:
 
     def __call__(self, text):
         """Returns the words of `text` (tf.string [N]) as a ragged [N, None]."""
-        return self.split(self.fold(text)[0])
+        return self.split(self.fold(text))
 
     def split(self, folded):
         """The words of folded strings (see `fold`): ragged [N, None]."""
@@ -81,32 +81,38 @@ class GraphBasicTokenizer:
         # split is the original's `str.split()`.
         return tf.strings.split(spaced)
 
+    def is_plain(self, text):
+        """Whether each string is only ASCII characters that cleaning keeps.
+
+        Such strings, the bulk of most corpora, fold by ASCII lower-casing
+        alone (`fold_plain`).
+        """
+        return tf.strings.regex_full_match(text, self._ascii_kept_text)
+
+    def fold_plain(self, text):
+        """The fold of strings for which `is_plain` holds."""
+        return tf.strings.lower(text) if self.do_lower_case else text
+
     def fold(self, text):
         """Cleans (and lower-cases) each string; words stay unsplit.
 
-        Returns:
-            (folded, is_ascii): tf.string [N], the folded strings, whose only
-            whitespace is ASCII's; bool [N], whether a folded string is all
-            ASCII.
+        Returns tf.string [N], the folded strings, whose only whitespace is
+        ASCII's. Plain strings (`is_plain`) take a short cut; the others go
+        through the code point table (`fold_by_table`).
 
-        Strings of ASCII characters that cleaning keeps, the bulk of most
-        corpora, take a short cut (at most `tf.strings.lower`); the others
-        go through the code point table.
-
-        >>> folded, is_ascii = GraphBasicTokenizer().fold(
-        ...     tf.constant(["Ab\\tc", "Caf\\u00c9", "\\u00c6on\\x00"]))
-        >>> folded.numpy().tolist(), is_ascii.numpy().tolist()
-        ([b'ab\\tc', b'cafe', b'\\xc3\\xa6on'], [True, True, False])
+        >>> GraphBasicTokenizer().fold(
+        ...     tf.constant(["Ab\\tc", "Caf\\u00c9", "\\u00c6on\\x00"])).numpy().tolist()
+        [b'ab\\tc', b'cafe', b'\\xc3\\xa6on']
         """
-        plain = tf.cast(tf.strings.regex_full_match(text, self._ascii_kept_text), tf.int32)
+        plain = tf.cast(self.is_plain(text), tf.int32)
         parts = tf.dynamic_partition(text, plain, 2)
         indices = tf.dynamic_partition(tf.range(tf.size(text)), plain, 2)
-        folded = tf.strings.unicode_encode(self._fold_code_points(parts[0]), "UTF-8")
-        lowered = tf.strings.lower(parts[1]) if self.do_lower_case else parts[1]
-        return (tf.dynamic_stitch(indices, [folded, lowered]),
-                tf.dynamic_stitch(indices, [
-                    tf.strings.regex_full_match(folded, "[\\x00-\\x7f]*"),
-                    tf.ones_like(parts[1], tf.bool)]))
+        return tf.dynamic_stitch(indices, [self.fold_by_table(parts[0]),
+                                           self.fold_plain(parts[1])])
+
+    def fold_by_table(self, text):
+        """The fold of any strings, one table lookup per code point."""
+        return tf.strings.unicode_encode(self._fold_code_points(text), "UTF-8")
 
     def fold_code_points(self, text):
         """The folded code points of each string, and where each one comes from.

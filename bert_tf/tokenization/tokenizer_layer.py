@@ -8,11 +8,14 @@ longest-match-first algorithm) splits it into pieces. Its own lower-casing
 is never used: it differs from the original's (see `graph_basic_tokenizer`).
 
 Its own split into words (on whitespace and punctuation) is used where it is
-the original's: on folded strings that are all ASCII, most of any corpus.
-There its whitespace and punctuation are the original's (the same ASCII
-ranges), and its word limit, in bytes, is the original's 200 characters.
-Other strings are split into words by `GraphBasicTokenizer` first: beyond
-ASCII, tensorflow-text's Unicode version decides what is punctuation.
+the original's: on folded text that is all ASCII, most of any corpus. There
+its whitespace and punctuation are the original's (the same ASCII ranges),
+and its word limit, in bytes, is the original's 200 characters. Other text
+is split into words by `GraphBasicTokenizer` first: beyond ASCII,
+tensorflow-text's Unicode version, not Python's, would decide what is
+punctuation. Strings of clean ASCII go to tensorflow-text whole, others
+chunk by chunk between spaces, so that one accented letter sends its chunk,
+not its paragraph, through the code point fold and the slower word split.
 
 Being TF ops throughout, it runs in `tf.function`, `tf.data.Dataset.map` and
 SavedModel signatures, where no Python tokenizer can.
@@ -48,6 +51,16 @@ def fast_wordpiece(vocabulary):
         # Our own 200-character rule decides; 4 bytes per character at most.
         max_bytes_per_word=4 * MAX_INPUT_CHARS_PER_WORD,
         token_out_type=tf.int32, unknown_token=UNK_TOKEN, no_pretokenization=True)
+
+
+def _route(values, mask, if_false, if_true):
+    """`if_true` of the `values` where `mask` holds, `if_false` of the others,
+    back in the order of `values` (both return tensors of rows, e.g. ragged)."""
+    group = tf.cast(mask, tf.int32)
+    parts = tf.dynamic_partition(values, group, 2)
+    rows = tf.dynamic_partition(tf.range(tf.size(values)), group, 2)
+    results = tf.concat([if_false(parts[0]), if_true(parts[1])], axis=0)
+    return tf.gather(results, tf.math.invert_permutation(tf.concat(rows, axis=0)))
 
 
 @keras.saving.register_keras_serializable(package="bert_tf")
@@ -115,14 +128,32 @@ class BertTokenizerLayer(keras.layers.Layer):
         return self._text_ids(text)
 
     def _text_ids(self, text):
-        """Ids of `text` without special tokens: ASCII folds split by tensorflow-text."""
-        folded, is_ascii = self._basic.fold(text)
-        group = tf.cast(is_ascii, tf.int32)
-        texts = tf.dynamic_partition(folded, group, 2)
-        rows = tf.dynamic_partition(tf.range(tf.size(folded)), group, 2)
-        ids = tf.concat([self._wordpiece_ids(self._basic.split(texts[0])),
-                         self._ascii_wordpiece.tokenize(texts[1])], axis=0)
-        return tf.gather(ids, tf.math.invert_permutation(tf.concat(rows, axis=0)))
+        """Ids of `text` (no special tokens to keep).
+
+        Plain strings (clean ASCII) go to tensorflow-text whole; the others
+        are cut at spaces first, so that only their chunks with other
+        characters take the code point fold. A space ends any word and any
+        final-sigma context, so the cut changes no id.
+        """
+        return _route(text, self._basic.is_plain(text),
+                      if_false=self._chunked_ids, if_true=self._plain_ids)
+
+    def _plain_ids(self, text):
+        return self._ascii_wordpiece.tokenize(self._basic.fold_plain(text))
+
+    def _chunked_ids(self, text):
+        chunks = tf.strings.split(text, sep=" ")
+        ids = _route(chunks.flat_values, self._basic.is_plain(chunks.flat_values),
+                     if_false=self._table_folded_ids, if_true=self._plain_ids)
+        return chunks.with_flat_values(ids).merge_dims(1, 2)
+
+    def _table_folded_ids(self, text):
+        """Ids of strings that are not plain: folded by the code point table,
+        split into words by us unless the fold is ASCII."""
+        folded = self._basic.fold_by_table(text)
+        return _route(folded, tf.strings.regex_full_match(folded, "[\\x00-\\x7f]*"),
+                      if_false=lambda other: self._wordpiece_ids(self._basic.split(other)),
+                      if_true=self._ascii_wordpiece.tokenize)
 
     def split_words(self, text):
         """The basic tokenizer's words of `text` (tf.string [N]): ragged [N, None]."""
