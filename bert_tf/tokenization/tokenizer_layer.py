@@ -123,9 +123,9 @@ class BertTokenizerLayer(keras.layers.Layer):
         if text.shape.rank != 1:
             raise ValueError(f"{self.name} takes strings of shape [batch], "
                              f"got shape {text.shape}")
-        if self._special_pattern is not None:
-            return self._wordpiece_ids(self.split_words(text))
-        return self._text_ids(text)
+        if self._special_pattern is None:
+            return self._text_ids(text)
+        return self._ids_keeping_special_tokens(text)
 
     def _text_ids(self, text):
         """Ids of `text` (no special tokens to keep).
@@ -155,10 +155,7 @@ class BertTokenizerLayer(keras.layers.Layer):
                       if_false=lambda other: self._wordpiece_ids(self._basic.split(other)),
                       if_true=self._ascii_wordpiece.tokenize)
 
-    def split_words(self, text):
-        """The basic tokenizer's words of `text` (tf.string [N]): ragged [N, None]."""
-        if self._special_pattern is None:
-            return self._basic(text)
+    def _ids_keeping_special_tokens(self, text):
         # As in `FullTokenizer`: find special tokens in the decoded raw text,
         # then tokenize the text between them. regex_split stops at a NUL;
         # U+0001 is deleted by cleaning just like NUL, and splits nothing.
@@ -166,11 +163,9 @@ class BertTokenizerLayer(keras.layers.Layer):
         text = tf.strings.regex_replace(text, "\\x00", "\x01")
         pieces = tf_text.regex_split(text, self._special_pattern, self._special_pattern)
         flat = pieces.flat_values
-        special = tf.strings.regex_full_match(flat, self._special_pattern)
-        words = self._basic(tf.where(special, "", flat))
-        kept = tf.RaggedTensor.from_row_lengths(
-            tf.boolean_mask(flat, special), tf.cast(special, tf.int64))
-        return pieces.with_flat_values(tf.concat([words, kept], axis=1)).merge_dims(1, 2)
+        ids = _route(flat, tf.strings.regex_full_match(flat, self._special_pattern),
+                     if_false=self._text_ids, if_true=self._wordpiece.tokenize)
+        return pieces.with_flat_values(ids).merge_dims(1, 2)
 
     def _wordpiece_ids(self, words):
         flat = words.flat_values
