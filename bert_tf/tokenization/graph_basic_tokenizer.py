@@ -3,11 +3,12 @@
 Given a batch of strings, it returns their words exactly as
 `BasicTokenizer.tokenize` would, in two batch-wide steps and no loop:
 
-1. fold: decode to code points, look each up in the table of
+1. fold (`fold`): decode to code points, look each up in the table of
    `unicode_tables` (cleaning, and when lower-casing, `str.lower()`, NFD
    and accent stripping, all precomputed per code point with Python's own
-   functions), re-encode; ASCII strings take a short cut;
-2. split: spaces around each punctuation mark and CJK ideograph (one
+   functions), re-encode; strings of ASCII characters that cleaning keeps
+   take a short cut, ASCII lower-casing;
+2. split (`split`): spaces around each punctuation mark and CJK ideograph (one
    `regex_replace` with a character class also built from the rules), then
    split on spaces.
 
@@ -35,6 +36,19 @@ def _has_flag(entries, flag):
     return tf.not_equal(tf.bitwise.bitwise_and(entries, flag), 0)
 
 
+def _row_ids(row_splits):
+    """The row of each value of a ragged tensor with these `row_splits`.
+
+    Same as `RaggedTensor.value_rowids()` (as int32), in linear time: TF's
+    builds a [rows, longest row] mask, the costliest step of a batch of long
+    texts.
+    """
+    size = tf.cast(row_splits[-1], tf.int32)
+    row_starts = tf.math.bincount(tf.cast(row_splits[1:-1], tf.int32),
+                                  minlength=size, maxlength=size)
+    return tf.cumsum(row_starts)
+
+
 class GraphBasicTokenizer:
     """Splits strings into the original's basic-tokenizer words, in the graph.
 
@@ -54,35 +68,51 @@ class GraphBasicTokenizer:
         self._entries = tf.constant(table.entries)
         self._expansions = tf.constant(table.expansions)
         self._solo_pattern = f"({ut.solo_class()})"
-        self._ascii_drop_class = ut.ascii_drop_class()
+        self._ascii_kept_text = ut.ascii_kept_class() + "*"
 
     def __call__(self, text):
         """Returns the words of `text` (tf.string [N]) as a ragged [N, None]."""
-        spaced = tf.strings.regex_replace(self._fold(text), self._solo_pattern, r" \1 ")
+        return self.split(self.fold(text))
+
+    def split(self, folded):
+        """The words of folded strings (see `fold`): ragged [N, None]."""
+        spaced = tf.strings.regex_replace(folded, self._solo_pattern, r" \1 ")
         # Folded text has no whitespace but ASCII's, so TF's ASCII-whitespace
         # split is the original's `str.split()`.
         return tf.strings.split(spaced)
 
-    def _fold(self, text):
-        """Cleans (and lower-cases) each string; words stay unsplit.
+    def is_plain(self, text):
+        """Whether each string is only ASCII characters that cleaning keeps.
 
-        ASCII strings, the bulk of most corpora, take a short cut through
-        two string ops; the others go through the code point table.
+        Such strings, the bulk of most corpora, fold by ASCII lower-casing
+        alone (`fold_plain`).
         """
-        is_ascii = tf.cast(tf.strings.regex_full_match(text, "[\\x00-\\x7f]*"), tf.int32)
-        parts = tf.dynamic_partition(text, is_ascii, 2)
-        indices = tf.dynamic_partition(tf.range(tf.size(text)), is_ascii, 2)
-        return tf.dynamic_stitch(
-            indices, [self._fold_code_points(parts[0]), self._fold_ascii(parts[1])])
+        return tf.strings.regex_full_match(text, self._ascii_kept_text)
 
-    def _fold_ascii(self, text):
-        """The fold of ASCII strings: controls deleted, A-Z lowered if asked."""
-        text = tf.strings.regex_replace(text, self._ascii_drop_class, "")
+    def fold_plain(self, text):
+        """The fold of strings for which `is_plain` holds."""
         return tf.strings.lower(text) if self.do_lower_case else text
 
-    def _fold_code_points(self, text):
+    def fold(self, text):
+        """Cleans (and lower-cases) each string; words stay unsplit.
+
+        Returns tf.string [N], the folded strings, whose only whitespace is
+        ASCII's. Plain strings (`is_plain`) take a short cut; the others go
+        through the code point table (`fold_by_table`).
+
+        >>> GraphBasicTokenizer().fold(
+        ...     tf.constant(["Ab\\tc", "Caf\\u00c9", "\\u00c6on\\x00"])).numpy().tolist()
+        [b'ab\\tc', b'cafe', b'\\xc3\\xa6on']
+        """
+        plain = tf.cast(self.is_plain(text), tf.int32)
+        parts = tf.dynamic_partition(text, plain, 2)
+        indices = tf.dynamic_partition(tf.range(tf.size(text)), plain, 2)
+        return tf.dynamic_stitch(indices, [self.fold_by_table(parts[0]),
+                                           self.fold_plain(parts[1])])
+
+    def fold_by_table(self, text):
         """The fold of any strings, one table lookup per code point."""
-        return tf.strings.unicode_encode(self.fold_code_points(text)[0], "UTF-8")
+        return tf.strings.unicode_encode(self._fold_code_points(text), "UTF-8")
 
     def fold_code_points(self, text):
         """The folded code points of each string, and where each one comes from.
@@ -98,26 +128,36 @@ class GraphBasicTokenizer:
         >>> folded.to_list(), sources.to_list()
         ([[97, 105, 98]], [[0, 1, 3]])
         """
+        return self._fold_code_points(text, with_sources=True)
+
+    def _fold_code_points(self, text, with_sources=False):
+        """`fold_code_points`, or only its folded code points."""
         decoded = tf.strings.unicode_decode(text, "UTF-8", errors="ignore")
         chars = decoded.flat_values
-        rows = decoded.value_rowids()
-        positions = (tf.range(tf.size(chars, tf.int64))
-                     - tf.gather(decoded.row_splits, rows))
         entries = tf.gather(self._entries, chars)
         if self.do_lower_case:
             entries = tf.cond(
                 tf.reduce_any(tf.equal(chars, ut.CAPITAL_SIGMA)),
-                lambda: self._mark_final_sigmas(chars, rows, entries),
+                lambda: self._mark_final_sigmas(chars, _row_ids(decoded.row_splits), entries),
                 lambda: entries)
-        folded, sources = tf.cond(
-            tf.reduce_any(_has_flag(entries, ut.FLAG_MULTI)),
-            lambda: self._expand(entries, positions, decoded.row_splits),
-            lambda: (decoded.with_flat_values(tf.bitwise.right_shift(entries, ut.FOLD_SHIFT)),
-                     decoded.with_flat_values(tf.cast(positions, tf.int32))))
-        return folded, sources
+        positions = None
+        if with_sources:
+            positions = tf.ragged.range(tf.cast(decoded.row_lengths(), tf.int32)).flat_values
+
+        def same_length():
+            folded = decoded.with_flat_values(tf.bitwise.right_shift(entries, ut.FOLD_SHIFT))
+            return (folded, decoded.with_flat_values(positions)) if with_sources else folded
+
+        return tf.cond(tf.reduce_any(_has_flag(entries, ut.FLAG_MULTI)),
+                       lambda: self._expand(entries, positions, decoded.row_splits),
+                       same_length)
 
     def _expand(self, entries, positions, row_splits):
-        """(folds, sources) of `entries` when some are not exactly one character."""
+        """The folds of `entries` when some are not exactly one character.
+
+        With the `positions` of their characters (else None), also the
+        source of each folded code point.
+        """
         multi = _has_flag(entries, ut.FLAG_MULTI)
         targets = tf.bitwise.right_shift(entries, ut.FOLD_SHIFT)
         width = self._expansions.shape[1]
@@ -128,11 +168,12 @@ class GraphBasicTokenizer:
         present = tf.greater_equal(padded, 0)
         ends = tf.concat([[0], tf.cumsum(tf.reduce_sum(tf.cast(present, tf.int64), 1))], 0)
         splits = tf.gather(ends, row_splits)
-        sources = tf.boolean_mask(
-            tf.broadcast_to(tf.cast(positions, tf.int32)[:, None], tf.shape(padded)), present)
-        return (tf.RaggedTensor.from_row_splits(tf.boolean_mask(padded, present), splits,
-                                                validate=False),
-                tf.RaggedTensor.from_row_splits(sources, splits, validate=False))
+        folded = tf.RaggedTensor.from_row_splits(tf.boolean_mask(padded, present), splits,
+                                                 validate=False)
+        if positions is None:
+            return folded
+        sources = tf.boolean_mask(tf.broadcast_to(positions[:, None], tf.shape(padded)), present)
+        return folded, tf.RaggedTensor.from_row_splits(sources, splits, validate=False)
 
     def _mark_final_sigmas(self, chars, rows, entries):
         """Gives the entry of U+03C2 to capital sigmas that `str.lower()` makes final.

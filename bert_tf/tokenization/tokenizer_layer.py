@@ -1,11 +1,21 @@
 """`BertTokenizerLayer`: raw strings -> WordPiece ids, inside the TF graph.
 
 The in-graph twin of `FullTokenizer`, with the same ids for every input:
-`GraphBasicTokenizer` splits the words exactly as the original's basic
-tokenizer does, then tensorflow-text's `FastWordpieceTokenizer` (which
-implements the same greedy longest-match-first algorithm) splits them into
-pieces. Its own pre-tokenization and lower-casing are not used: they differ
-from the original's (see `graph_basic_tokenizer`).
+`GraphBasicTokenizer` folds the text (cleaning, lower-casing, accents)
+exactly as the original's basic tokenizer does, then tensorflow-text's
+`FastWordpieceTokenizer` (which implements the same greedy
+longest-match-first algorithm) splits it into pieces. Its own lower-casing
+is never used: it differs from the original's (see `graph_basic_tokenizer`).
+
+Its own split into words (on whitespace and punctuation) is used where it is
+the original's: on folded text that is all ASCII, most of any corpus. There
+its whitespace and punctuation are the original's (the same ASCII ranges),
+and its word limit, in bytes, is the original's 200 characters. Other text
+is split into words by `GraphBasicTokenizer` first: beyond ASCII,
+tensorflow-text's Unicode version, not Python's, would decide what is
+punctuation. Strings of clean ASCII go to tensorflow-text whole, others
+chunk by chunk between spaces, so that one accented letter sends its chunk,
+not its paragraph, through the code point fold and the slower word split.
 
 Being TF ops throughout, it runs in `tf.function`, `tf.data.Dataset.map` and
 SavedModel signatures, where no Python tokenizer can.
@@ -23,6 +33,13 @@ from bert_tf.tokenization.wordpiece import MAX_INPUT_CHARS_PER_WORD
 UNK_TOKEN = "[UNK]"
 
 
+def fast_wordpiece_on_ascii_text(vocabulary):
+    """tensorflow-text's WordPiece on folded ASCII text, split into words by itself."""
+    return tf_text.FastWordpieceTokenizer(
+        vocabulary, suffix_indicator="##", max_bytes_per_word=MAX_INPUT_CHARS_PER_WORD,
+        token_out_type=tf.int32, unknown_token=UNK_TOKEN, no_pretokenization=False)
+
+
 def fast_wordpiece(vocabulary):
     """tensorflow-text's WordPiece on already split words, set up as the original's.
 
@@ -34,6 +51,16 @@ def fast_wordpiece(vocabulary):
         # Our own 200-character rule decides; 4 bytes per character at most.
         max_bytes_per_word=4 * MAX_INPUT_CHARS_PER_WORD,
         token_out_type=tf.int32, unknown_token=UNK_TOKEN, no_pretokenization=True)
+
+
+def _route(values, mask, if_false, if_true):
+    """`if_true` of the `values` where `mask` holds, `if_false` of the others,
+    back in the order of `values` (both return tensors of rows, e.g. ragged)."""
+    group = tf.cast(mask, tf.int32)
+    parts = tf.dynamic_partition(values, group, 2)
+    rows = tf.dynamic_partition(tf.range(tf.size(values)), group, 2)
+    results = tf.concat([if_false(parts[0]), if_true(parts[1])], axis=0)
+    return tf.gather(results, tf.math.invert_permutation(tf.concat(rows, axis=0)))
 
 
 @keras.saving.register_keras_serializable(package="bert_tf")
@@ -75,6 +102,7 @@ class BertTokenizerLayer(keras.layers.Layer):
         self._ids = {token: index for index, token in enumerate(self.vocabulary)}
         self._basic = GraphBasicTokenizer(self.do_lower_case)
         self._wordpiece = fast_wordpiece(self.vocabulary)
+        self._ascii_wordpiece = fast_wordpiece_on_ascii_text(self.vocabulary)
         self._special_pattern = None
         if self.keep_special_tokens:
             self._special_pattern = special_tokens.special_tokens_pattern(
@@ -95,12 +123,39 @@ class BertTokenizerLayer(keras.layers.Layer):
         if text.shape.rank != 1:
             raise ValueError(f"{self.name} takes strings of shape [batch], "
                              f"got shape {text.shape}")
-        return self._wordpiece_ids(self.split_words(text))
-
-    def split_words(self, text):
-        """The basic tokenizer's words of `text` (tf.string [N]): ragged [N, None]."""
         if self._special_pattern is None:
-            return self._basic(text)
+            return self._text_ids(text)
+        return self._ids_keeping_special_tokens(text)
+
+    def _text_ids(self, text):
+        """Ids of `text` (no special tokens to keep).
+
+        Plain strings (clean ASCII) go to tensorflow-text whole; the others
+        are cut at spaces first, so that only their chunks with other
+        characters take the code point fold. A space ends any word and any
+        final-sigma context, so the cut changes no id.
+        """
+        return _route(text, self._basic.is_plain(text),
+                      if_false=self._chunked_ids, if_true=self._plain_ids)
+
+    def _plain_ids(self, text):
+        return self._ascii_wordpiece.tokenize(self._basic.fold_plain(text))
+
+    def _chunked_ids(self, text):
+        chunks = tf.strings.split(text, sep=" ")
+        ids = _route(chunks.flat_values, self._basic.is_plain(chunks.flat_values),
+                     if_false=self._table_folded_ids, if_true=self._plain_ids)
+        return chunks.with_flat_values(ids).merge_dims(1, 2)
+
+    def _table_folded_ids(self, text):
+        """Ids of strings that are not plain: folded by the code point table,
+        split into words by us unless the fold is ASCII."""
+        folded = self._basic.fold_by_table(text)
+        return _route(folded, tf.strings.regex_full_match(folded, "[\\x00-\\x7f]*"),
+                      if_false=lambda other: self._wordpiece_ids(self._basic.split(other)),
+                      if_true=self._ascii_wordpiece.tokenize)
+
+    def _ids_keeping_special_tokens(self, text):
         # As in `FullTokenizer`: find special tokens in the decoded raw text,
         # then tokenize the text between them. regex_split stops at a NUL;
         # U+0001 is deleted by cleaning just like NUL, and splits nothing.
@@ -108,11 +163,9 @@ class BertTokenizerLayer(keras.layers.Layer):
         text = tf.strings.regex_replace(text, "\\x00", "\x01")
         pieces = tf_text.regex_split(text, self._special_pattern, self._special_pattern)
         flat = pieces.flat_values
-        special = tf.strings.regex_full_match(flat, self._special_pattern)
-        words = self._basic(tf.where(special, "", flat))
-        kept = tf.RaggedTensor.from_row_lengths(
-            tf.boolean_mask(flat, special), tf.cast(special, tf.int64))
-        return pieces.with_flat_values(tf.concat([words, kept], axis=1)).merge_dims(1, 2)
+        ids = _route(flat, tf.strings.regex_full_match(flat, self._special_pattern),
+                     if_false=self._text_ids, if_true=self._wordpiece.tokenize)
+        return pieces.with_flat_values(ids).merge_dims(1, 2)
 
     def _wordpiece_ids(self, words):
         flat = words.flat_values

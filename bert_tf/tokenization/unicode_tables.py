@@ -230,9 +230,9 @@ def solo_class():
     return _re2_class(solo)
 
 
-def ascii_drop_class():
-    """RE2 class of the ASCII characters that cleaning deletes."""
-    return _re2_class(_properties()[1][:128])
+def ascii_kept_class():
+    """RE2 class of the ASCII characters that cleaning keeps."""
+    return _re2_class(~_properties()[1][:128])
 
 
 def fold_of(table, char):

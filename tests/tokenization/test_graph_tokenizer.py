@@ -49,6 +49,14 @@ def test_final_sigma_contexts(basic_pair):
     assert _mismatches(graph, reference, texts + texts[::-1]) == []
 
 
+def test_final_sigma_contexts_end_at_spaces_in_the_layer(layer, reference):
+    """The layer cuts strings with non-ASCII characters at spaces."""
+    texts = ["A\u03a3 B", "A \u03a3B", "A\u03a3\u0301 \u0301B", "\u00e9 \u03a3\u03a3 x\u03a3",
+             "A\u200b \u03a3", "A\u03a3\t\u03a3", "A\u03a3\u00a0B", "\u03a3  A\u03a3  "]
+    expected = [reference.convert_tokens_to_ids(reference.tokenize(t)) for t in texts]
+    assert graph_ids(layer, texts) == expected
+
+
 def test_random_bytes_are_decoded_like_python(layer, reference):
     rng = random.Random(1)
     pool = [0x00, 0x41, 0x61, 0x20, 0x80, 0xBF, 0xC0, 0xC3, 0xA9, 0xE0, 0xED, 0xF0, 0xF4, 0xFF]
@@ -69,11 +77,37 @@ def test_adversarial_ids_match_reference(uncased_vocab_file, lower, keep_special
 
 def test_long_word_rule_counts_folded_characters(layer, reference):
     texts = ["ab" * 100, "ab" * 100 + "a", "\u00e9" * 200, "\u00e9" * 201,
-             "a\u0301" * 200, "x" * 150 + "\u200b" * 100, "[" + "a" * 200 + "]"]
+             "a\u0301" * 200, "x" * 150 + "\u200b" * 100, "[" + "a" * 200 + "]",
+             "\u00e9" * 100 + "\u0101" * 100, "\u0101" * 201 + "\u00c6"]
     expected = [reference.convert_tokens_to_ids(reference.tokenize(t)) for t in texts]
     assert graph_ids(layer, texts) == expected
     assert [len(ids) == 1 and ids[0] == 100 for ids in expected] == [
-        False, True, False, True, False, False, False]
+        False, True, False, True, False, False, False, False, True]
+
+
+@pytest.mark.parametrize("lower", [True, False], ids=["uncased", "cased"])
+def test_every_ascii_pair_gives_the_reference_ids(request, lower):
+    """Folded ASCII text is split into words by tensorflow-text's WordPiece itself:
+    its whitespace, punctuation and word limit must be the original's."""
+    layer = request.getfixturevalue("layer" if lower else "cased_layer")
+    reference = request.getfixturevalue("reference" if lower else "cased_reference")
+    texts = [f"x{chr(a)}{chr(b)}Y" for a in range(128) for b in range(128)]
+    texts += [f"{a}{'b' * 200}{c}{'d' * 201}{c}" for a, c in
+              ((" ", "\t"), ("(", "."), ("\x00", "\x7f"), ("", "\r\n"), ("e", "#"))]
+    expected = [reference.convert_tokens_to_ids(reference.tokenize(t)) for t in texts]
+    assert graph_ids(layer, texts) == expected
+
+
+@pytest.mark.parametrize("lower", [True, False], ids=["uncased", "cased"])
+def test_small_vocabulary_lacking_punctuation(tiny_vocab_file, lower):
+    """A punctuation mark missing from the vocabulary is an [UNK] word."""
+    texts = ["a.b,c!", "unwanted,running.", "!!a!!", "wa##nt,", "un" * 101, "[UNK] [CLS]"]
+    layer = BertTokenizerLayer(tiny_vocab_file, lower)
+    reference = FullTokenizer(tiny_vocab_file, lower)
+    expected = [reference.convert_tokens_to_ids(reference.tokenize(t))
+                for t in texts + ADVERSARIAL]
+    assert graph_ids(layer, texts + ADVERSARIAL) == expected
+    assert expected[1] == [7, 4, 5, 10, 8, 9, 0]
 
 
 def test_shapes_empty_batch_empty_strings_and_scalars(layer):
