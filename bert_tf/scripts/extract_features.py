@@ -34,7 +34,8 @@ flags.DEFINE_integer("batch_size", 32, "Examples per forward pass.", lower_bound
 flags.DEFINE_enum("output_format", "jsonl", sorted(WRITERS), "jsonl: the original's JSON "
                   "lines; npz: one compact float32 numpy archive.")
 flags.DEFINE_bool("concat_layers", False, "Write the chosen layers concatenated per token.")
-flags.DEFINE_bool("jit_compile", True, "XLA-compile the forward pass.")
+flags.DEFINE_bool("jit_compile", None, "XLA-compile the forward pass (default: where it is "
+                  "faster: on CPU up to hidden size 512, always on GPU/TPU).")
 flags.DEFINE_integer("log_every", 1000, "Print a progress line every this many examples.",
                      lower_bound=1)
 # The original's device flags, accepted so its command lines run: the device is chosen by

@@ -15,6 +15,7 @@ import tensorflow as tf
 
 from bert_tf.errors import UsageError
 from bert_tf.tasks.packing import pack_tokens, stack_inputs
+from bert_tf.training.compilation import use_xla
 
 _PAIR = re.compile(r"^(.*) \|\|\| (.*)$")
 
@@ -87,8 +88,9 @@ class LayerFeatures:
     (2, 2, 5, 128)
     """
 
-    def __init__(self, encoder, layer_indexes, jit_compile=True):
+    def __init__(self, encoder, layer_indexes, jit_compile=None):
         self.layer_indexes = list(layer_indexes)
+        jit_compile = use_xla(jit_compile, encoder.config.hidden_size, training=False)
 
         def forward(inputs):
             layers = encoder(inputs, training=False)["encoder_outputs"]

@@ -50,7 +50,7 @@ class RunOptions:
     max_eval_steps: int = None
     optimizer: str = "adamw"
     mixed_precision: str = "float32"
-    jit_compile: bool = False
+    jit_compile: bool = None  # None: `compilation.use_xla` decides
     gradient_accumulation_steps: int = 1
     steps_per_execution: int = 100
     save_checkpoints_steps: int = 1000

@@ -31,6 +31,7 @@ from bert_tf.tasks.model_files import checkpoint_folder
 from bert_tf.tasks.run_record import check_run_record
 from bert_tf.tasks.task import RunContext
 from bert_tf.training import distribution, precision
+from bert_tf.training.compilation import encoder_hidden_size, use_xla
 from bert_tf.training.init_checkpoint import initialize_from_checkpoint
 from bert_tf.training.optimization import create_optimizer
 from bert_tf.training.run_dir import OutputDirLock
@@ -60,7 +61,9 @@ def build_trainer(task, options, strategy, train_steps):
         gradient_accumulation_steps=options.gradient_accumulation_steps,
         steps_per_execution=options.steps_per_execution,
         save_checkpoints_steps=options.save_checkpoints_steps,
-        jit_compile=options.jit_compile)
+        jit_compile=use_xla(options.jit_compile, encoder_hidden_size(model), training=True),
+        eval_jit_compile=use_xla(options.jit_compile, encoder_hidden_size(model),
+                                 training=False))
     if trainer.restore_latest() is None and options.init_checkpoint:
         initialize_from_checkpoint(model, options.init_checkpoint)
     return trainer

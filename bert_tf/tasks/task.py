@@ -181,5 +181,5 @@ class RunContext:
 
     def predict(self, dataset):
         """The model's outputs over a finite dataset, as numpy (any output structure)."""
-        return prediction.predict(self.trainer.model, dataset, self.options.jit_compile)
+        return prediction.predict(self.trainer.model, dataset, self.trainer.eval_jit_compile)
 

@@ -28,6 +28,7 @@ from absl import logging
 from keras import ops
 
 from bert_tf.tasks.batching import batched_columns
+from bert_tf.training.compilation import encoder_hidden_size, use_xla
 
 FEATURE_LAYERS = ("embeddings", "second_to_last", "last", "sum_last_four",
                   "concat_last_four", "sum_all")
@@ -107,7 +108,10 @@ def cached_features(path, make_extractor, columns, batch_size, key):
     temp = f"{path}.tmp-{os.getpid()}.npy"
     rows = np.lib.format.open_memmap(temp, mode="w+", dtype=np.float32,
                                      shape=(int(lengths.sum()), width))
-    forward = tf.function(lambda batch: extractor(batch, training=False), autograph=False)
+    # reduce_retracing: the last, shorter batch of a split reuses the trace.
+    forward = tf.function(lambda batch: extractor(batch, training=False), autograph=False,
+                          reduce_retracing=True,
+                          jit_compile=use_xla(None, encoder_hidden_size(extractor), False))
     inputs = {name: columns[name] for name in ENCODER_INPUTS}
     row = window = 0
     for batch in batched_columns(inputs, len(lengths), batch_size):

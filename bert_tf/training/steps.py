@@ -43,10 +43,12 @@ class StepFunctions:
             cross-replica sum, Keras before it).
         objective: the task's `Objective`.
         clip_norm: global gradient norm to clip to (None: no clipping).
-        jit_compile: XLA-compile the model's forward (and backward) pass.
+        jit_compile: XLA-compile the training step's forward and backward pass.
+        eval_jit_compile: XLA-compile the evaluation forward pass.
     """
 
-    def __init__(self, model, optimizer, objective, clip_norm=1.0, jit_compile=False):
+    def __init__(self, model, optimizer, objective, clip_norm=1.0, jit_compile=False,
+                 eval_jit_compile=False):
         self.model = model
         self.optimizer = optimizer
         self.objective = objective
@@ -59,7 +61,7 @@ class StepFunctions:
         self._loss_and_grads = tf.function(self._loss_and_grads_fn, jit_compile=jit_compile,
                                            autograph=False)
         self._loss_and_metrics = tf.function(self._loss_and_metrics_fn,
-                                             jit_compile=jit_compile, autograph=False)
+                                             jit_compile=eval_jit_compile, autograph=False)
 
     def _forward(self, batch, scales, training):
         outputs = self.model(model_inputs(self.model, batch), training=training)

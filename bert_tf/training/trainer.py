@@ -78,13 +78,16 @@ class Trainer:
         save_checkpoints_steps: checkpoint period in steps.
         clip_norm: global gradient norm to clip to (None: no clipping).
         jit_compile: XLA-compile each replica's forward and backward pass.
+        eval_jit_compile: XLA-compile the evaluation (and prediction) forward
+            pass; None: as `jit_compile` (`compilation.use_xla` chooses both
+            in the runner).
         max_checkpoints_to_keep: older checkpoints are deleted.
     """
 
     def __init__(self, model, optimizer, objective, strategy, output_dir, global_batch_size,
                  gradient_accumulation_steps=1, steps_per_execution=1,
                  save_checkpoints_steps=1000, clip_norm=1.0, jit_compile=False,
-                 max_checkpoints_to_keep=5):
+                 eval_jit_compile=None, max_checkpoints_to_keep=5):
         for name, value in (("gradient_accumulation_steps", gradient_accumulation_steps),
                             ("steps_per_execution", steps_per_execution),
                             ("save_checkpoints_steps", save_checkpoints_steps)):
@@ -105,7 +108,9 @@ class Trainer:
             self.global_step = tf.Variable(
                 0, dtype=tf.int64, trainable=False, name="global_step",
                 aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA)
-        self.steps = StepFunctions(model, optimizer, objective, clip_norm, jit_compile)
+        self.eval_jit_compile = jit_compile if eval_jit_compile is None else eval_jit_compile
+        self.steps = StepFunctions(model, optimizer, objective, clip_norm, jit_compile,
+                                   self.eval_jit_compile)
         self.checkpoint = tf.train.Checkpoint(model=model, optimizer=optimizer,
                                               global_step=self.global_step)
         self._checkpoint_dir = output_dir if self.is_chief else os.path.join(

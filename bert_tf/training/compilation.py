@@ -1,0 +1,63 @@
+"""Whether a pass is XLA-compiled: the user's choice, else the one measured faster.
+
+On CPU, TensorFlow runs matmuls with oneDNN kernels; XLA:CPU uses its own
+matmuls but fuses the element-wise work around them (GELU, LayerNorm, bias,
+dropout) and removes the per-op overhead. Measured on two 2-core machines
+(Intel Cascade Lake and AMD EPYC, `bench/encoder_forward.py`,
+`bench/pretraining_speed.py`, `bench/finetune_step.py`; docs/PERFORMANCE.md):
+
+* inference: XLA is faster for models up to hidden size 512 (Mini, Small,
+  MiniLM; +4% to +40%) and level or slower from Base (hidden 768) up, where
+  the matmuls are most of the time and oneDNN's are the faster ones;
+* training steps: XLA was slower at every size measured (Mini, Small,
+  MiniLM), so it stays off unless asked for.
+
+On a GPU or TPU, inference is compiled (the usual fast path there); training
+follows the flag. `--jit_compile` / `--nojit_compile` override all of this.
+"""
+
+import tensorflow as tf
+
+XLA_INFERENCE_MAX_HIDDEN_SIZE = 512
+
+
+def use_xla(requested, hidden_size, training):
+    """Whether to XLA-compile a training (or inference) pass of an encoder of `hidden_size`.
+
+    Args:
+        requested: the user's `--jit_compile` (True/False), or None for the default.
+        hidden_size: the encoder's width; None when the model has no `BertEncoder`.
+        training: a training step (forward + backward), else a forward pass.
+
+    Example (on a CPU):
+
+    >>> use_xla(None, 256, training=False), use_xla(None, 768, training=False)
+    (True, False)
+    >>> use_xla(None, 256, training=True), use_xla(True, 768, training=True)
+    (False, True)
+    """
+    if requested is not None:
+        return bool(requested)
+    if training or hidden_size is None:
+        return False
+    if tf.config.list_logical_devices("GPU") or tf.config.list_logical_devices("TPU"):
+        return True
+    return hidden_size <= XLA_INFERENCE_MAX_HIDDEN_SIZE
+
+
+def encoder_hidden_size(model):
+    """The hidden size of the `BertEncoder` inside `model` (or `model` itself); None if none.
+
+    >>> from bert_tf.config import BertConfig
+    >>> from bert_tf.modeling.classifier import build_classifier
+    >>> encoder_hidden_size(build_classifier(BertConfig.named("tiny", vocab_size=10), 2))
+    128
+    """
+    config = getattr(model, "config", None)
+    if hasattr(config, "hidden_size"):
+        return config.hidden_size
+    for layer in getattr(model, "layers", ()):
+        hidden_size = encoder_hidden_size(layer)
+        if hidden_size is not None:
+            return hidden_size
+    return None
