@@ -9,8 +9,6 @@ saved; rerun to resume), 1 for everything else that went wrong, 0 on
 success.
 """
 
-import logging
-import os
 import sys
 import traceback
 
@@ -48,27 +46,13 @@ def _parse_flags(program):
     return parse
 
 
-def _exit_at_once():
-    """Ends the process now, output flushed, without the interpreter's teardown.
-
-    Tearing down TensorFlow's modules and objects takes about a second.
-    """
-    logging.shutdown()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)
-
-
-def run_main(run, program, required=(), exit_at_once=False):
+def run_main(run, program, required=()):
     """Parses the flags and calls `run()` under the error policy (never returns).
 
     Args:
         run: the script's work, a function of no arguments reading `FLAGS`.
         program: the name in error messages, e.g. "run_classifier".
         required: flags that must be given.
-        exit_at_once: after a successful `run()`, skip the interpreter's
-            teardown (`atexit` handlers included). Only for scripts that
-            leave nothing to finish: files closed, processes joined.
     """
     flags.mark_flags_as_required(list(required))
 
@@ -78,8 +62,6 @@ def run_main(run, program, required=(), exit_at_once=False):
                   USAGE_EXIT_CODE)
         try:
             run()
-            if exit_at_once:
-                _exit_at_once()
         except (UsageError, app.UsageError) as error:
             _fail(program, error, USAGE_EXIT_CODE)
         except EXPECTED_ERRORS as error:

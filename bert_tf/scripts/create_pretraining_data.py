@@ -84,9 +84,8 @@ def run():
 
 
 def console_main():
-    # Every output file is closed and every worker joined when run() returns.
     cli.run_main(run, "create_pretraining_data",
-                 required=["input_file", "output_file", "vocab_file"], exit_at_once=True)
+                 required=["input_file", "output_file", "vocab_file"])
 
 
 if __name__ == "__main__":
