@@ -75,13 +75,20 @@ class RecordMaker:
         self.encoder = ExampleEncoder(options.max_seq_length, options.max_predictions_per_seq,
                                       max(vocab.values()) + 1)
         self.dupe_factor = options.dupe_factor
+        self._special_ids = (vocab["[CLS]"], vocab["[SEP]"])
 
     def records(self, documents: List[Document], rng: random.Random,
                 summary: RunSummary) -> List[bytes]:
         """Shuffles `documents` in place; returns their records, shuffled.
 
         Counts what it made into `summary`.
+
+        Raises:
+          ValueError: a sentence holds the id of [CLS] or [SEP]. Text never
+            tokenizes to them, and masking counts on finding them only where
+            an instance's layout puts them.
         """
+        self._check_no_special_ids(documents)
         shuffle(documents, rng)
         records = []
         last_report = time.monotonic()
@@ -99,6 +106,14 @@ class RecordMaker:
         summary.num_sentences += sum(map(len, documents))
         summary.num_instances += len(records)
         return records
+
+    def _check_no_special_ids(self, documents: List[Document]) -> None:
+        for number, document in enumerate(documents):
+            for sentence in document:
+                for special in self._special_ids:
+                    if special in sentence:
+                        raise ValueError(f"document {number} holds token id {special}, which is "
+                                         "[CLS] or [SEP]: only an instance's layout places them")
 
 
 _worker_maker = []

@@ -56,7 +56,6 @@ class MaskedLmMasker:
         if missing:
             raise ValueError(f"the vocabulary lacks the special token(s) {', '.join(missing)}, "
                              "which masked-LM pretraining needs")
-        self._cls_id = vocab["[CLS]"]
         self._sep_id = vocab["[SEP]"]
         self._mask_id = vocab["[MASK]"]
         self._replacement_ids = list(vocab.values())
@@ -71,15 +70,19 @@ class MaskedLmMasker:
         return min(self._max_predictions, max(1, wanted))
 
     def _candidate_groups(self, token_ids: Sequence[int]) -> list:
-        """Positions that may be masked, grouped by word under whole-word masking."""
-        specials = (self._cls_id, self._sep_id)
+        """Positions that may be masked, grouped by word under whole-word masking.
+
+        Every position but those of [CLS] and the two [SEP]s: A and B hold
+        no special ids (text never tokenizes to them, their brackets being
+        punctuation), so the first [SEP] ends A.
+        """
+        end_a = token_ids.index(self._sep_id)
+        positions = [*range(1, end_a), *range(end_a + 1, len(token_ids) - 1)]
         if not self._whole_word:
-            return [i for i, t in enumerate(token_ids) if t not in specials]
+            return positions
         groups = []
-        for i, token in enumerate(token_ids):
-            if token in specials:
-                continue
-            if groups and token in self._is_piece:
+        for i in positions:
+            if groups and token_ids[i] in self._is_piece:
                 groups[-1].append(i)
             else:
                 groups.append([i])
@@ -99,6 +102,9 @@ class MaskedLmMasker:
 
     def mask(self, token_ids: Sequence[int], rng) -> MaskedTokens:
         """Masks `token_ids` ([CLS] A [SEP] B [SEP] ids) with draws from `rng`.
+
+        A and B must not hold the ids of [CLS] or [SEP] (`RecordMaker`
+        checks its documents).
 
         Returns:
           MaskedTokens with the ids after masking, the sorted masked positions

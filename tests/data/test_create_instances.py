@@ -4,6 +4,7 @@ import random
 
 import pytest
 
+from bert_tf.data.instance_records import RecordMaker, RunSummary
 from bert_tf.data.masking import MaskedLmMasker
 from bert_tf.data.pair_truncation import kept_lengths, truncation_cuts
 from bert_tf.data.pretraining_instances import InstanceMaker
@@ -124,3 +125,17 @@ def test_short_sequence_target_rate():
 def test_options_reject_impossible_flags(flags, message):
     with pytest.raises(ValueError, match=message):
         PretrainingDataOptions(**flags)
+
+
+def test_sentences_holding_cls_or_sep_ids_are_refused():
+    # Text never tokenizes to [CLS] or [SEP] (their brackets are punctuation),
+    # and masking finds them by the layout alone; documents built by hand
+    # that hold them would be masked unlike the original, so they are refused.
+    maker = RecordMaker(VOCAB, PretrainingDataOptions(max_seq_length=32, dupe_factor=1))
+    documents = _documents(random.Random(0), 3)
+    assert maker.records([list(d) for d in documents], random.Random(1), RunSummary())
+    for special in (CLS, SEP):
+        held = [list(d) for d in documents]
+        held[2][-1] = held[2][-1] + [special]
+        with pytest.raises(ValueError, match=f"document 2 holds token id {special}, which is"):
+            maker.records(held, random.Random(1), RunSummary())
