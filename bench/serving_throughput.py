@@ -2,7 +2,9 @@
 
 Exports all-MiniLM-L6-v2 (real weights, HF safetensors) as our `encoder`
 SavedModel and, with a random 2-label head, as our `classifier` SavedModel,
-loads both with `tf.saved_model.load` and times their signatures on raw
+each plainly and with `jit_compile=True` (XLA inside the export, lengths
+rounded up to multiples of 16; the warm-up calls compile),
+loads them with `tf.saved_model.load` and times their signatures on raw
 SST-2 dev sentences: batch 1 (latency) and batch 32. HuggingFace's
 `BertModel` / `BertForSequenceClassification` (same weights, the same head
 copied in) get the same sentences through the fast tokenizer, tokenization
@@ -57,18 +59,24 @@ def _sentences(count):
 
 
 def _our_exports(folder):
-    """Exports the encoder from the HF folder, and encoder + random head as a classifier."""
+    """The encoder from the HF folder, and encoder + random head as a classifier.
+
+    Returns ({(kind, compiled): loaded SavedModel}, the head).
+    """
     vocab = os.path.join(FLAGS.model_dir, "vocab.txt")
-    encoder_dir = serving.export("encoder", FLAGS.model_dir, os.path.join(folder, "encoder"),
-                                 max_seq_length=FLAGS.max_seq_length)
     encoder = BertEncoder(config_beside(FLAGS.model_dir))
     restore(encoder, FLAGS.model_dir)
     head = ClassificationHead(len(LABELS), name="classifier")
     classifier = keras.Model(encoder.input, head(encoder(encoder.input)["pooled_output"]))
-    classifier_dir = serving.export("classifier", classifier, os.path.join(folder, "classifier"),
-                                    vocab_file=vocab, labels=LABELS,
-                                    max_seq_length=FLAGS.max_seq_length)
-    return tf.saved_model.load(encoder_dir), tf.saved_model.load(classifier_dir), head
+    loaded = {}
+    for compiled in (False, True):
+        for kind, model, labels in (("encoder", encoder, None),
+                                    ("classifier", classifier, LABELS)):
+            path = serving.export(kind, model, os.path.join(folder, f"{kind}-{compiled}"),
+                                  vocab_file=vocab, labels=labels,
+                                  max_seq_length=FLAGS.max_seq_length, jit_compile=compiled)
+            loaded[kind, compiled] = tf.saved_model.load(path)
+    return loaded, head
 
 
 def _hf_models(head):
@@ -97,7 +105,7 @@ def main(argv):
     del argv
     use_threads(FLAGS.threads)
     with tempfile.TemporaryDirectory() as folder:
-        our_encoder, our_classifier, head = _our_exports(folder)
+        ours, head = _our_exports(folder)
     hf_encoder, hf_classifier, tokenizer = _hf_models(head)
     print(f"load average before: {load_average()}; threads: {FLAGS.threads}")
     print("| model | runner | batch | sentences/s | ms/call (median, min-max) | CPU share |")
@@ -106,13 +114,14 @@ def main(argv):
     for batch in map(int, FLAGS.batch_sizes):
         texts = _sentences(batch)
         text = tf.constant(texts)
-        for kind, served, hf_model, output in (
-                ("encoder", our_encoder, hf_encoder, "pooled"),
-                ("classifier", our_classifier, hf_classifier, "probabilities")):
+        for kind, hf_model, output in (("encoder", hf_encoder, "pooled"),
+                                       ("classifier", hf_classifier, "probabilities")):
             key = "pooled_output" if output == "pooled" else "probabilities"
-            signature = served.signatures["serving_default"]
+            plain = ours[kind, False].signatures["serving_default"]
+            compiled = ours[kind, True].signatures["serving_default"]
             runners = {
-                "bert_tf SavedModel": lambda s=signature, k=key: s(text=text)[k].numpy(),
+                "bert_tf SavedModel": lambda s=plain, k=key: s(text=text)[k].numpy(),
+                "bert_tf SavedModel, XLA": lambda s=compiled, k=key: s(text=text)[k].numpy(),
                 f"HF pad to {FLAGS.max_seq_length}": _hf_runner(hf_model, tokenizer, texts,
                                                                 "max_length", output),
                 "HF pad to longest": _hf_runner(hf_model, tokenizer, texts, "longest", output),
@@ -123,12 +132,12 @@ def main(argv):
                 print(f"| {kind} | {name} | {batch} | {batch / summary.median:.1f} | "
                       f"{1000 * summary.median:.1f} ({1000 * summary.fastest:.1f}-"
                       f"{1000 * summary.slowest:.1f}) | {100 * summary.cpu_share:.0f}% |")
-            ours = outputs["bert_tf SavedModel"]
-            differences += [(kind, batch, name, float(np.abs(ours - value).max()))
-                            for name, value in outputs.items() if name.startswith("HF")]
+            reference = outputs["bert_tf SavedModel"]
+            differences += [(kind, batch, name, float(np.abs(reference - value).max()))
+                            for name, value in outputs.items() if name != "bert_tf SavedModel"]
     print(f"load average after: {load_average()}")
     for kind, batch, name, difference in differences:
-        print(f"max |ours - {name}| {kind} batch {batch}: {difference:.2e}")
+        print(f"max |bert_tf SavedModel - {name}| {kind} batch {batch}: {difference:.2e}")
 
 
 if __name__ == "__main__":

@@ -50,9 +50,9 @@ class ClassifierServing(TextServingModule):
     kind = "classifier"
 
     def __init__(self, classifier, vocabulary, asset_dir, max_seq_length=128,
-                 do_lower_case=True, labels=()):
+                 do_lower_case=True, labels=(), jit_compile=False):
         super().__init__(find_encoder(classifier).config, vocabulary, asset_dir,
-                         max_seq_length, do_lower_case)
+                         max_seq_length, do_lower_case, jit_compile=jit_compile)
         self.labels = [str(label) for label in labels]
         num_outputs = classifier.output.shape[-1]
         if num_outputs != len(self.labels):
@@ -65,7 +65,7 @@ class ClassifierServing(TextServingModule):
         return {**super().metadata_values(), "labels": self.labels}
 
     def answer(self, inputs):
-        logits = tf.cast(self.classifier(inputs, training=False), tf.float32)
+        logits = tf.cast(self.infer(self.classifier, inputs), tf.float32)
         if self.is_regression:
             return {"score": logits[:, 0]}
         label_id = tf.argmax(logits, axis=-1, output_type=tf.int32)

@@ -47,12 +47,13 @@ class EncoderServing(TextServingModule):
     kind = "encoder"
 
     def __init__(self, encoder, vocabulary, asset_dir, max_seq_length=128,
-                 do_lower_case=True):
-        super().__init__(encoder.config, vocabulary, asset_dir, max_seq_length, do_lower_case)
+                 do_lower_case=True, jit_compile=False):
+        super().__init__(encoder.config, vocabulary, asset_dir, max_seq_length, do_lower_case,
+                         jit_compile=jit_compile)
         self.encoder = encoder
 
     def answer(self, inputs):
-        outputs = self.encoder(inputs, training=False)
+        outputs = self.infer(self.encoder, inputs)
         layers = [tf.cast(layer, tf.float32) for layer in outputs["encoder_outputs"]]
         return {
             "pooled_output": tf.cast(outputs["pooled_output"], tf.float32),

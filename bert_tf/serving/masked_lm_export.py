@@ -53,9 +53,9 @@ class MaskedLMServing(TextServingModule):
     kind = "masked_lm"
 
     def __init__(self, pretrainer, vocabulary, asset_dir, max_seq_length=128,
-                 do_lower_case=True, top_k=5):
+                 do_lower_case=True, top_k=5, jit_compile=False):
         super().__init__(pretrainer.config, vocabulary, asset_dir, max_seq_length,
-                         do_lower_case, keep_special_tokens=True)
+                         do_lower_case, keep_special_tokens=True, jit_compile=jit_compile)
         if MASK_TOKEN not in self.tokens:
             raise ValueError(f"the vocabulary has no {MASK_TOKEN} token")
         if not 1 <= top_k <= len(self.tokens):
@@ -83,9 +83,9 @@ class MaskedLMServing(TextServingModule):
         padded_positions = positions.to_tensor(0)
 
         def predict():
-            return tf.cast(self.pretrainer(
-                {**inputs, "masked_lm_positions": padded_positions},
-                training=False)["masked_lm_logits"], tf.float32)
+            return tf.cast(self.infer(
+                self.pretrainer, {**inputs, "masked_lm_positions": padded_positions}
+            )["masked_lm_logits"], tf.float32)
 
         # Without masks (or texts) there is nothing to predict, and the
         # head's gather cannot take an empty batch.

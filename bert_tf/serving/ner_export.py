@@ -88,9 +88,9 @@ class NerServing(TextServingModule):
     kind = "ner"
 
     def __init__(self, token_classifier, vocabulary, asset_dir, max_seq_length=128,
-                 do_lower_case=True, labels=()):
+                 do_lower_case=True, labels=(), jit_compile=False):
         super().__init__(find_encoder(token_classifier).config, vocabulary, asset_dir,
-                         max_seq_length, do_lower_case)
+                         max_seq_length, do_lower_case, jit_compile=jit_compile)
         self.labels = [str(label) for label in labels]
         num_outputs = token_classifier.output.shape[-1]
         if num_outputs != len(self.labels):
@@ -153,13 +153,13 @@ class NerServing(TextServingModule):
         """The tag id (argmax of its first piece's logits) of each word, in flat word order."""
         packed, _ = tf_text.combine_segments(
             [ids], start_of_sequence_id=self.cls_id, end_of_segment_id=self.sep_id)
-        input_ids = tf.cast(packed.to_tensor(), tf.int32)
+        input_ids = self.dense(packed)
 
         def run():
-            logits = self.token_classifier({
+            logits = self.infer(self.token_classifier, {
                 "input_ids": input_ids,
-                "input_mask": tf.cast(tf.ones_like(packed).to_tensor(), tf.int32),
-                "segment_ids": tf.zeros_like(input_ids)}, training=False)
+                "input_mask": self.dense(tf.ones_like(packed)),
+                "segment_ids": tf.zeros_like(input_ids)})
             at = tf.stack([word_row, tf.cast(word_position, tf.int64) + 1], axis=1)
             return tf.argmax(tf.gather_nd(tf.cast(logits, tf.float32), at), axis=-1,
                              output_type=tf.int32)

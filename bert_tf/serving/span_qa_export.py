@@ -70,9 +70,9 @@ class SpanQAServing(TextServingModule):
     def __init__(self, span_model, vocabulary, asset_dir, max_seq_length=384,
                  do_lower_case=True, doc_stride=128, max_query_length=64, n_best_size=20,
                  max_answer_length=30, version_2_with_negative=False,
-                 null_score_diff_threshold=0.0):
+                 null_score_diff_threshold=0.0, jit_compile=False):
         super().__init__(find_encoder(span_model).config, vocabulary, asset_dir,
-                         max_seq_length, do_lower_case)
+                         max_seq_length, do_lower_case, jit_compile=jit_compile)
         if max_seq_length <= max_query_length + 3:
             raise ValueError(f"max_seq_length ({max_seq_length}) must be greater than "
                              f"max_query_length ({max_query_length}) + 3")
@@ -139,13 +139,13 @@ class SpanQAServing(TextServingModule):
 
     def _logits(self, ids, segment_ids):
         """(start, end) logits float32 [windows, T] of the packed windows (ragged ids)."""
-        input_ids = tf.cast(ids.to_tensor(), tf.int32)
+        input_ids = self.dense(ids)
 
         def run():
-            outputs = self.span_model({
+            outputs = self.infer(self.span_model, {
                 "input_ids": input_ids,
-                "input_mask": tf.cast(tf.ones_like(ids).to_tensor(), tf.int32),
-                "segment_ids": tf.cast(segment_ids.to_tensor(), tf.int32)}, training=False)
+                "input_mask": self.dense(tf.ones_like(ids)),
+                "segment_ids": self.dense(segment_ids)})
             return (tf.cast(outputs["start_logits"], tf.float32),
                     tf.cast(outputs["end_logits"], tf.float32))
 

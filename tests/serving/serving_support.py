@@ -57,3 +57,30 @@ def run_client(root, runs):
     assert client.returncode == 0, client.stderr[-3000:]
     with np.load(root / "outputs.npz") as outputs:
         return dict(outputs)
+
+
+def assert_compiled_answers_equal(outputs, plain, compiled, tolerance=1e-5):
+    """Every output of the runs named `compiled/...` equals its `plain/...` twin.
+
+    A compiled export (`jit_compile=True`) runs the model on lengths rounded
+    up to a bucket, so per-token outputs may be longer: they must agree on
+    the plain run's positions, and an `input_mask` must be 0 past them.
+    Strings and integers must be equal; floats within `tolerance`.
+    """
+    names = sorted(key[len(plain) + 1:] for key in outputs if key.startswith(f"{plain}/"))
+    assert names and names == sorted(
+        key[len(compiled) + 1:] for key in outputs if key.startswith(f"{compiled}/"))
+    for name in names:
+        expected, got = outputs[f"{plain}/{name}"], outputs[f"{compiled}/{name}"]
+        if name.split("/")[-1] == "jit_compile":
+            assert not expected and got
+            continue
+        assert got.ndim == expected.ndim and all(
+            g >= e for g, e in zip(got.shape, expected.shape)), name
+        if name.endswith("input_mask"):
+            assert got.sum() == expected.sum(), name
+        got = got[tuple(slice(0, size) for size in expected.shape)]
+        if expected.dtype.kind == "f":
+            np.testing.assert_allclose(got, expected, atol=tolerance, err_msg=name)
+        else:
+            np.testing.assert_array_equal(got, expected, err_msg=name)

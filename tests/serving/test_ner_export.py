@@ -25,7 +25,7 @@ from bert_tf import serving
 from bert_tf.tasks import conll_data, tagging_features
 from bert_tf.tasks.entity_metrics import entities
 from bert_tf.tokenization import BasicTokenizer, FullTokenizer
-from serving_support import TINY_CONFIG, perturbed, run_client
+from serving_support import TINY_CONFIG, assert_compiled_answers_equal, perturbed, run_client
 from tests_shared import shared_path
 
 MAX_SEQ_LENGTH = 40
@@ -64,18 +64,21 @@ def ner(tmp_path_factory, uncased_vocab_file):
     export_original(model, config, uncased_vocab_file, str(folder))
     (folder / "labels.txt").write_text("".join(f"{label}\n" for label in LABELS))
     made = serving.export("ner", folder, root / "made", max_seq_length=MAX_SEQ_LENGTH)
-    export = root / "served"
+    compiled = serving.export("ner", folder, root / "made_xla", max_seq_length=MAX_SEQ_LENGTH,
+                              jit_compile=True)
+    export, export_xla = root / "served", root / "served_xla"
     shutil.copytree(made, export)
-    shutil.rmtree(root / "made")
-    shutil.rmtree(folder)
+    shutil.copytree(compiled, export_xla)
+    for made_folder in (made, compiled, folder):
+        shutil.rmtree(made_folder)
     runs = [{"name": "all", "signature": "serving_default", "inputs": {"text": TEXTS}},
             {"name": "metadata", "signature": "metadata", "inputs": {}},
             {"name": "none", "signature": "serving_default", "inputs": {"text": []}},
             {"name": "empty", "signature": "serving_default", "inputs": {"text": ["", " \n"]}}]
     runs += [{"name": f"alone{i}", "signature": "serving_default", "inputs": {"text": [text]}}
              for i, text in enumerate(TEXTS[-6:])]
-    for run in runs:
-        run["export"] = str(export)
+    runs = ([{**run, "export": str(export)} for run in runs]
+            + [{**run, "name": f"xla/{run['name']}", "export": str(export_xla)} for run in runs])
     return model, export, run_client(root, runs)
 
 
@@ -170,6 +173,12 @@ def test_empty_texts_and_batches(ner):
         "entity_end", "entity_start", "entity_text", "entity_type", "num_entities",
         "truncated"]
     assert all(outputs[k].shape[0] == 0 for k in outputs if k.startswith("none/"))
+
+
+def test_a_compiled_export_answers_as_the_plain_one(ner):
+    outputs = ner[2]
+    for run in ("all", "metadata", "none", "empty", *(f"alone{i}" for i in range(6))):
+        assert_compiled_answers_equal(outputs, run, f"xla/{run}")
 
 
 def test_metadata(ner):

@@ -95,14 +95,14 @@ def test_export_savedmodel_span_qa_flags(tmp_path, uncased_vocab_file):
                         f"--model_dir={tmp_path / 'squad'}", f"--export_dir={tmp_path / 'served'}",
                         "--max_seq_length=40", "--doc_stride=7", "--max_query_length=9",
                         "--n_best_size=3", "--max_answer_length=4", "--version_2_with_negative",
-                        "--null_score_diff_threshold=0.25")
+                        "--null_score_diff_threshold=0.25", "--jit_compile")
     assert result.returncode == 0, result.stderr[-3000:]
     metadata = tf.saved_model.load(str(tmp_path / "served")).signatures["metadata"]()
     assert {key: value.numpy().item() for key, value in metadata.items()
             if key not in ("bert_config", "kind")} == {
         "max_seq_length": 40, "do_lower_case": True, "doc_stride": 7, "max_query_length": 9,
         "n_best_size": 3, "max_answer_length": 4, "version_2_with_negative": True,
-        "null_score_diff_threshold": 0.25}
+        "null_score_diff_threshold": 0.25, "jit_compile": True}
 
 
 def test_a_folder_without_labels_is_one_error_line(classifier_folder, tmp_path):

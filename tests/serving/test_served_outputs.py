@@ -17,7 +17,7 @@ import pytest
 from bert_tf.tasks.packing import pack_tokens, stack_inputs
 from bert_tf.tokenization import FullTokenizer
 from serving_support import (HF_TEXTS, LABELS, MASKED, MASKED_A, MASKED_B, MAX_SEQ_LENGTH,
-                             TEXTS, TEXTS_A, TEXTS_B, TOP_K)
+                             TEXTS, TEXTS_A, TEXTS_B, TOP_K, assert_compiled_answers_equal)
 
 TOLERANCE = 1e-5
 
@@ -69,6 +69,13 @@ def test_an_export_from_huggingface_weights_matches_huggingface(served, hf_minil
     real = mask.astype(bool)
     np.testing.assert_allclose(served.outputs["minilm/texts/sequence_output"][real],
                                expected.last_hidden_state.numpy()[real], atol=TOLERANCE)
+
+
+@pytest.mark.parametrize("kind", ["encoder", "classifier", "masked_lm"])
+def test_a_compiled_export_answers_as_the_plain_one(served, kind):
+    assert_compiled_answers_equal(served.outputs, kind, f"{kind}_xla")
+    if kind == "encoder":  # "Hello, world!" alone: 6 pieces, run as 16
+        assert served.outputs["encoder_xla/alone0/sequence_output"].shape[1] == 16
 
 
 def test_truncation_and_empty_text_as_documented(served):

@@ -29,7 +29,7 @@ from bert_tf import serving
 from bert_tf.tasks import squad_features, squad_postprocessing
 from bert_tf.tasks.squad_data import SquadExample, split_words
 from bert_tf.tokenization import FullTokenizer
-from serving_support import TINY_CONFIG, perturbed, run_client
+from serving_support import TINY_CONFIG, assert_compiled_answers_equal, perturbed, run_client
 from tests_shared import shared_path
 
 MAX_SEQ_LENGTH = 48
@@ -75,9 +75,11 @@ def span_qa(tmp_path_factory, uncased_vocab_file):
     model = perturbed(build_span_model(config), seed=4)
     export_original(model, config, uncased_vocab_file, str(root / "squad_output"))
     exports = {}
-    for name, options in (("v1", SPAN_OPTIONS), ("v2", EXHAUSTIVE_V2)):
+    for name, options, jit_compile in (("v1", SPAN_OPTIONS, False), ("v2", EXHAUSTIVE_V2, False),
+                                       ("v1_xla", SPAN_OPTIONS, True)):
         made = serving.export("span_qa", root / "squad_output", root / "made" / name,
-                              max_seq_length=MAX_SEQ_LENGTH, span_options=options)
+                              max_seq_length=MAX_SEQ_LENGTH, span_options=options,
+                              jit_compile=jit_compile)
         exports[name] = root / name
         shutil.copytree(made, exports[name])
     shutil.rmtree(root / "made")
@@ -201,6 +203,11 @@ def test_empty_inputs_get_no_answer(span_qa):
                    if key.startswith(f"{name}/none/"))
     assert sorted(k.split("/")[-1] for k in outputs if k.startswith("v2/none/")) == [
         "answer", "end", "null_score_diff", "score", "start"]
+
+
+def test_a_compiled_export_answers_as_the_plain_one(span_qa):
+    for run in ("all", "metadata", "none", "empty", "alone0", "alone1", "alone2"):
+        assert_compiled_answers_equal(span_qa[2], f"v1/{run}", f"v1_xla/{run}")
 
 
 def test_metadata(span_qa):
