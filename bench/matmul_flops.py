@@ -21,13 +21,47 @@ Example (BERT-Base, batch 32 x 128: the 715 GFLOP of docs/PERFORMANCE.md):
 715
 """
 
+import math
+
+
+def forward_matmuls(config, batch, length):
+    """`{what: (shape of a, shape of b, calls per forward pass)}` of the encoder's `a @ b`s.
+
+    The dense layers multiply all `batch * length` token rows at once; the
+    attention's products are batched over sequences and heads.
+
+    >>> from bert_tf.config import BertConfig
+    >>> shapes = forward_matmuls(BertConfig.named("mini"), 32, 128)
+    >>> shapes["q, k, v, attention output"], shapes["attention scores"]
+    (((4096, 256), (256, 256), 16), ((128, 128, 64), (128, 64, 128), 4))
+    """
+    hidden, inner, layers = config.hidden_size, config.intermediate_size, config.num_hidden_layers
+    heads = config.num_attention_heads
+    head_size, rows = hidden // heads, batch * length
+    return {
+        "q, k, v, attention output": ((rows, hidden), (hidden, hidden), 4 * layers),
+        "feed-forward in": ((rows, hidden), (hidden, inner), layers),
+        "feed-forward out": ((rows, inner), (inner, hidden), layers),
+        "attention scores": ((batch * heads, length, head_size),
+                             (batch * heads, head_size, length), layers),
+        "attention use": ((batch * heads, length, length),
+                          (batch * heads, length, head_size), layers),
+    }
+
+
+def matmul(a_shape, b_shape):
+    """FLOPs of one `a @ b` (batched over leading dimensions).
+
+    >>> matmul((2, 3, 4), (2, 4, 5))
+    240
+    """
+    return 2 * math.prod(a_shape) * b_shape[-1]
+
 
 def encoder_forward(config, batch, length):
     """FLOPs of the encoder layers' matmuls for `batch` sequences of `length` tokens."""
-    hidden, inner = config.hidden_size, config.intermediate_size
-    dense = 2 * batch * length * (4 * hidden * hidden + 2 * hidden * inner)
-    attention = 2 * 2 * batch * length * length * hidden
-    return config.num_hidden_layers * (dense + attention)
+    return sum(calls * matmul(a, b)
+               for a, b, calls in forward_matmuls(config, batch, length).values())
 
 
 def pretraining_step(config, batch, length, predictions):
