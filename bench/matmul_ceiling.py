@@ -50,8 +50,9 @@ define_peak_flags()
 def _matmul_call(a_shape, b_shape, repeats):
     """A call running `repeats` matmuls of these shapes one after the other.
 
-    Each product is chained into the next one's input (one element changes),
-    so that they run in order and the call's fixed cost is shared by all.
+    Each matmul waits for the one before (a control dependency on the
+    running sum of one element of each product), so that they run in turn,
+    not side by side, and the call's fixed cost is shared by all.
     """
     rng = np.random.default_rng(0)
     a, b = (tf.constant(rng.standard_normal(shape, dtype=np.float32))
