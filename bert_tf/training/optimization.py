@@ -6,13 +6,15 @@ learning rate that rises linearly from 0 to its peak over the warmup steps
 and then follows `peak * (1 - step / num_train_steps)` down to 0, and
 gradients clipped to global norm 1.0 (docs/ORIGINAL_BEHAVIOUR.md).
 
-Here: `keras.optimizers.AdamW` (or `Lamb`), `PolynomialDecay` for the linear
-decay, a three-line warmup wrapper (Keras has no linear warmup in front of an
-arbitrary schedule), and `exclude_from_weight_decay` on the Keras names of
-LayerNorm (`gamma`, `beta`) and bias (`bias`, `output_bias`) variables.
-Clipping is not set on the optimizer: Keras clips each replica's gradient
-before summing over replicas, so the training loop clips the summed
-gradient itself (`bert_tf.training.trainer`).
+Here: `keras.optimizers.AdamW` with its Adam step in one fused kernel
+(`fused_adamw.FusedAdamW`, the same formula), or `keras.optimizers.Lamb`;
+`PolynomialDecay` for the linear decay, a three-line warmup wrapper (Keras
+has no linear warmup in front of an arbitrary schedule), and
+`exclude_from_weight_decay` on the Keras names of LayerNorm (`gamma`,
+`beta`) and bias (`bias`, `output_bias`) variables. Clipping is not set on
+the optimizer: Keras clips each replica's gradient before summing over
+replicas, so the training loop clips the summed gradient itself
+(`bert_tf.training.trainer`).
 
 Two known differences from the original: Keras' Adam has bias correction
 (the original's omission is a documented oversight), and decay is applied as
@@ -21,6 +23,8 @@ is the same update to first order.
 """
 
 import keras
+
+from bert_tf.training.fused_adamw import FusedAdamW
 
 OPTIMIZERS = ("adamw", "lamb")
 # Leaf names of Keras LayerNormalization weights and of biases: not decayed.
@@ -100,13 +104,13 @@ def create_optimizer(learning_rate, num_train_steps, num_warmup_steps, optimizer
 
     >>> opt = create_optimizer(1e-4, num_train_steps=1000, num_warmup_steps=100)
     >>> type(opt).__name__, opt.epsilon, opt.weight_decay
-    ('AdamW', 1e-06, 0.01)
+    ('FusedAdamW', 1e-06, 0.01)
     """
     schedule = learning_rate_schedule(learning_rate, num_train_steps, num_warmup_steps)
     common = dict(learning_rate=schedule, weight_decay=weight_decay, beta_1=0.9,
                   beta_2=0.999, epsilon=1e-6)
     if optimizer == "adamw":
-        result = keras.optimizers.AdamW(**common)
+        result = FusedAdamW(**common)
     elif optimizer == "lamb":
         result = keras.optimizers.Lamb(**common)
     else:

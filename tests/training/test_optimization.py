@@ -5,7 +5,9 @@ import numpy as np
 import pytest
 
 from bert_tf.modeling.pretrainer import BertPretrainer
-from bert_tf.training.optimization import create_optimizer, learning_rate_schedule
+from bert_tf.training.fused_adamw import FusedAdamW
+from bert_tf.training.optimization import (NO_DECAY_NAMES, create_optimizer,
+                                           learning_rate_schedule)
 
 
 def original_learning_rate(step, peak, num_train_steps, num_warmup_steps):
@@ -64,6 +66,36 @@ def test_one_adamw_step_by_hand():
     alpha = lr * np.sqrt(1 - 0.999) / (1 - 0.9)
     w = w - alpha * m / (np.sqrt(v) + 1e-6)
     np.testing.assert_allclose(variable.numpy(), w, rtol=1e-5)
+
+
+def test_fused_adamw_steps_are_keras_adamw_steps(tiny_config):
+    """Three steps of the recipe on every pretrainer weight, against Keras' own AdamW."""
+    weights = {}
+    for fused in (True, False):
+        keras.utils.set_random_seed(1)
+        model = BertPretrainer(tiny_config)
+        variables = model.trainable_variables
+        if fused:
+            optimizer = create_optimizer(1e-2, num_train_steps=10, num_warmup_steps=2)
+        else:
+            optimizer = keras.optimizers.AdamW(
+                learning_rate_schedule(1e-2, 10, 2), weight_decay=0.01, beta_1=0.9,
+                beta_2=0.999, epsilon=1e-6)
+            optimizer.exclude_from_weight_decay(var_names=list(NO_DECAY_NAMES))
+        gradients = np.random.default_rng(2)
+        for _ in range(3):
+            optimizer.apply([gradients.standard_normal(v.shape).astype("float32")
+                             for v in variables], variables)
+        weights[fused] = {v.path: v.numpy() for v in variables}
+    assert weights[True].keys() == weights[False].keys()
+    for path, value in weights[True].items():
+        np.testing.assert_allclose(value, weights[False][path], rtol=1e-6, atol=1e-7,
+                                   err_msg=path)
+
+
+def test_fused_adamw_has_no_amsgrad():
+    with pytest.raises(ValueError, match="AMSGrad"):
+        FusedAdamW(amsgrad=True)
 
 
 def test_lamb_and_loss_scaling_wrap_keras_optimizers():
