@@ -33,6 +33,7 @@ BENCH := TF_CPP_MIN_LOG_LEVEL=2 $(PY) bench
 bench: $(TESTING)
 	$(BENCH)/encoder_forward.py --sizes=mini,small,base --iterations=3 --warmup=1
 	$(BENCH)/matmul_ceiling.py --iterations=3
+	$(BENCH)/matmul_ceiling.py --work=pretraining --sizes=mini,small --iterations=3
 	$(BENCH)/pretraining_speed.py --sizes=mini,small --iterations=3 --warmup=1
 	$(BENCH)/finetune_step.py --iterations=3 --warmup=1
 	$(BENCH)/finetune_step.py --iterations=3 --warmup=1 --mixed_precision=mixed_bfloat16

@@ -8,7 +8,7 @@ element-wise ops, softmax, LayerNorm and the optimizer update do not.
   the attention scores `Q.K^T` and their use `P.V`.
 * A training step is 3x the forward matmuls of everything trained: the
   backward pass takes two matmuls per forward one (the gradients of its
-  input and of its weight). The heads trained with the encoder:
+  input and of its weight, `gradients`). The heads trained with the encoder:
   pretraining, `2*B*P*(H^2 + H*V)` for the masked-LM transform and output
   layer on `P` positions per sequence, plus `2*B*(H^2 + 2*H)` for the pooler
   and next-sentence layer; classification, `2*B*(H^2 + H*L)` for the pooler
@@ -22,46 +22,123 @@ Example (BERT-Base, batch 32 x 128: the 715 GFLOP of docs/PERFORMANCE.md):
 """
 
 import math
+from typing import NamedTuple, Tuple
+
+
+class Matmul(NamedTuple):
+    """`calls` products `a @ b` of these shapes, batched over leading dimensions.
+
+    `transpose_a` / `transpose_b`: the operand enters transposed in its last
+    two dimensions, as `tf.matmul`'s flags of the same names (the layouts
+    gradients come in).
+
+    >>> Matmul((2, 3, 4), (2, 4, 5), calls=1).flops
+    240
+    >>> Matmul((6, 4), (5, 4), calls=3, transpose_b=True).flops
+    720
+    """
+
+    a: Tuple[int, ...]
+    b: Tuple[int, ...]
+    calls: int
+    transpose_a: bool = False
+    transpose_b: bool = False
+
+    @property
+    def flops(self):
+        """FLOPs of all `calls` products."""
+        columns = self.b[-2] if self.transpose_b else self.b[-1]
+        return 2 * math.prod(self.a) * columns * self.calls
+
+    @property
+    def output(self):
+        """Shape of one product."""
+        rows = self.a[-1] if self.transpose_a else self.a[-2]
+        columns = self.b[-2] if self.transpose_b else self.b[-1]
+        return self.a[:-2] + (rows, columns)
+
+
+def gradients(forward):
+    """The two matmuls of `forward`'s backward pass, in the layouts TF's gradient uses.
+
+    For `c = a @ b` with upstream gradient `g` (shaped like `c`): `a`'s
+    gradient is `g @ b^T` and `b`'s is `a^T @ g` (`b = w^T`, a weight stored
+    transposed: `g^T @ a`). `forward` must not transpose `a`.
+
+    >>> [(m.a, m.b, m.transpose_a, m.transpose_b)
+    ...  for m in gradients(Matmul((6, 4), (4, 5), calls=1))]
+    [((6, 5), (4, 5), False, True), ((6, 4), (6, 5), True, False)]
+    """
+    if forward.transpose_a:
+        raise ValueError("only products whose first operand is not transposed")
+    upstream = forward.output
+    if forward.transpose_b:
+        return [Matmul(upstream, forward.b, forward.calls),
+                Matmul(upstream, forward.a, forward.calls, transpose_a=True)]
+    return [Matmul(upstream, forward.b, forward.calls, transpose_b=True),
+            Matmul(forward.a, upstream, forward.calls, transpose_a=True)]
 
 
 def forward_matmuls(config, batch, length):
-    """`{what: (shape of a, shape of b, calls per forward pass)}` of the encoder's `a @ b`s.
+    """`{what: Matmul}` of the encoder's forward pass on `batch` sequences of `length` tokens.
 
     The dense layers multiply all `batch * length` token rows at once; the
     attention's products are batched over sequences and heads.
 
     >>> from bert_tf.config import BertConfig
     >>> shapes = forward_matmuls(BertConfig.named("mini"), 32, 128)
-    >>> shapes["q, k, v, attention output"], shapes["attention scores"]
+    >>> shapes["q, k, v, attention output"][:3], shapes["attention scores"][:3]
     (((4096, 256), (256, 256), 16), ((128, 128, 64), (128, 64, 128), 4))
     """
     hidden, inner, layers = config.hidden_size, config.intermediate_size, config.num_hidden_layers
     heads = config.num_attention_heads
     head_size, rows = hidden // heads, batch * length
     return {
-        "q, k, v, attention output": ((rows, hidden), (hidden, hidden), 4 * layers),
-        "feed-forward in": ((rows, hidden), (hidden, inner), layers),
-        "feed-forward out": ((rows, inner), (inner, hidden), layers),
-        "attention scores": ((batch * heads, length, head_size),
-                             (batch * heads, head_size, length), layers),
-        "attention use": ((batch * heads, length, length),
-                          (batch * heads, length, head_size), layers),
+        "q, k, v, attention output": Matmul((rows, hidden), (hidden, hidden), 4 * layers),
+        "feed-forward in": Matmul((rows, hidden), (hidden, inner), layers),
+        "feed-forward out": Matmul((rows, inner), (inner, hidden), layers),
+        "attention scores": Matmul((batch * heads, length, head_size),
+                                   (batch * heads, head_size, length), layers),
+        "attention use": Matmul((batch * heads, length, length),
+                                (batch * heads, length, head_size), layers),
     }
 
 
-def matmul(a_shape, b_shape):
-    """FLOPs of one `a @ b` (batched over leading dimensions).
+def pretraining_matmuls(config, batch, length, predictions):
+    """`{what: Matmul}` of a pretraining step: forward and backward, encoder and heads.
 
-    >>> matmul((2, 3, 4), (2, 4, 5))
-    240
+    The masked-LM head transforms the `predictions` gathered positions per
+    sequence and multiplies them by the word-embedding table, stored
+    `[vocab, hidden]` (so transposed); the pooler and next-sentence layer
+    run on each sequence's first token.
+
+    >>> from bert_tf.config import BertConfig
+    >>> config = BertConfig.named("mini")
+    >>> step = pretraining_matmuls(config, 32, 128, 20)
+    >>> step["masked-LM output, a's gradient"][:3]
+    ((640, 30522), (30522, 256), 1)
+    >>> sum(m.flops for m in step.values()) == pretraining_step(config, 32, 128, 20)
+    True
     """
-    return 2 * math.prod(a_shape) * b_shape[-1]
+    hidden, rows = config.hidden_size, batch * predictions
+    forward = dict(forward_matmuls(config, batch, length), **{
+        "masked-LM transform": Matmul((rows, hidden), (hidden, hidden), 1),
+        "masked-LM output": Matmul((rows, hidden), (config.vocab_size, hidden), 1,
+                                   transpose_b=True),
+        "pooler": Matmul((batch, hidden), (hidden, hidden), 1),
+        "next sentence": Matmul((batch, hidden), (hidden, 2), 1),
+    })
+    step = {}
+    for what, matmul in forward.items():
+        a_gradient, b_gradient = gradients(matmul)
+        step.update({what: matmul, f"{what}, a's gradient": a_gradient,
+                     f"{what}, b's gradient": b_gradient})
+    return step
 
 
 def encoder_forward(config, batch, length):
     """FLOPs of the encoder layers' matmuls for `batch` sequences of `length` tokens."""
-    return sum(calls * matmul(a, b)
-               for a, b, calls in forward_matmuls(config, batch, length).values())
+    return sum(m.flops for m in forward_matmuls(config, batch, length).values())
 
 
 def pretraining_step(config, batch, length, predictions):
