@@ -5,6 +5,8 @@ import math
 import keras
 from keras import ops
 
+from bert_tf.modeling.dropout import Dropout
+
 
 @keras.saving.register_keras_serializable(package="bert_tf")
 class SelfAttention(keras.layers.Layer):
@@ -50,7 +52,7 @@ class SelfAttention(keras.layers.Layer):
         self.query = projection("query")
         self.key = projection("key")
         self.value = projection("value")
-        self.dropout = keras.layers.Dropout(dropout_rate, dtype=self.dtype_policy)
+        self.dropout = Dropout(dropout_rate, dtype=self.dtype_policy)
 
     def build(self, inputs_shape, attention_bias_shape=None):
         for dense in (self.query, self.key, self.value):

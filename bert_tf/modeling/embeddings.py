@@ -3,6 +3,8 @@
 import keras
 from keras import ops
 
+from bert_tf.modeling.dropout import Dropout
+
 
 @keras.saving.register_keras_serializable(package="bert_tf")
 class BertEmbeddings(keras.layers.Layer):
@@ -51,7 +53,7 @@ class BertEmbeddings(keras.layers.Layer):
             dtype=self.dtype_policy, name="position_embeddings")
         self.layer_norm = keras.layers.LayerNormalization(
             epsilon=1e-12, dtype=self.dtype_policy, name="layer_norm")
-        self.dropout = keras.layers.Dropout(dropout_rate, dtype=self.dtype_policy)
+        self.dropout = Dropout(dropout_rate, dtype=self.dtype_policy)
 
     def build(self, input_ids_shape, segment_ids_shape=None):
         self.word_embeddings.build(input_ids_shape)

@@ -8,6 +8,8 @@ checkpoint name maps can find it (`cls/seq_relationship/*`, `output_*`,
 import keras
 from keras import ops
 
+from bert_tf.modeling.dropout import Dropout
+
 
 def _dense(units, initializer_range, name, dtype):
     return keras.layers.Dense(
@@ -58,7 +60,7 @@ class ClassificationHead(keras.layers.Layer):
         self.num_labels = num_labels
         self.dropout_rate = dropout_rate
         self.initializer_range = initializer_range
-        self.dropout = keras.layers.Dropout(dropout_rate, dtype=self.dtype_policy)
+        self.dropout = Dropout(dropout_rate, dtype=self.dtype_policy)
         self.dense = _dense(num_labels, initializer_range, "dense", self.dtype_policy)
 
     def build(self, pooled_shape):

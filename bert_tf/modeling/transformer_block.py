@@ -4,6 +4,7 @@ import keras
 
 from bert_tf.modeling.activations import get_activation
 from bert_tf.modeling.attention import SelfAttention
+from bert_tf.modeling.dropout import Dropout
 
 
 @keras.saving.register_keras_serializable(package="bert_tf")
@@ -68,7 +69,7 @@ class TransformerBlock(keras.layers.Layer):
         self.output_dense = dense(hidden_size, "output_dense")
         self.output_layer_norm = keras.layers.LayerNormalization(
             epsilon=1e-12, dtype=policy, name="output_layer_norm")
-        self.dropout = keras.layers.Dropout(self.hidden_dropout_prob, dtype=policy)
+        self.dropout = Dropout(self.hidden_dropout_prob, dtype=policy)
 
         self.attention.build(inputs_shape)
         self.attention_output.build(inputs_shape)
