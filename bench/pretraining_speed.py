@@ -16,7 +16,8 @@ model size:
 * `keras_hub`: `keras_hub.models.BertBackbone` with keras-hub's
   `MaskedLMHead` on the gathered positions (what `BertMaskedLM` builds) and a
   dense next-sentence head, trained with `Model.train_on_batch` and the same
-  Keras AdamW recipe (its default `jit_compile="auto"`, i.e. XLA).
+  recipe on Keras' own AdamW, compiled without and with XLA (Keras' default,
+  `jit_compile="auto"`, is no XLA on a machine without a GPU or TPU).
 
 After warm-up (tracing, XLA compilation), timed steps go round robin over the
 implementations, so load from other processes spreads over all of them. The
@@ -54,7 +55,8 @@ import transformers  # noqa: E402
 from bert_tf.config import NAMED_SIZES, BertConfig  # noqa: E402
 from bert_tf.data import readers  # noqa: E402
 from bert_tf.modeling.pretrainer import BertPretrainer  # noqa: E402
-from bert_tf.training.optimization import create_optimizer  # noqa: E402
+from bert_tf.training.optimization import (NO_DECAY_NAMES, create_optimizer,  # noqa: E402
+                                           learning_rate_schedule)
 from bert_tf.tasks.pretraining_objective import pretraining_objective  # noqa: E402
 from bert_tf.training.trainer import Trainer  # noqa: E402
 import matmul_flops  # noqa: E402
@@ -137,7 +139,36 @@ def hf_all_positions_runners(config, batch):
 
 
 def keras_hub_runners(config, batch):
-    """keras-hub's backbone and MaskedLMHead (as in BertMaskedLM) plus an NSP dense layer."""
+    """keras-hub's backbone and MaskedLMHead (as in BertMaskedLM) plus an NSP dense layer.
+
+    Compiled without and with XLA: Keras' default `jit_compile="auto"`
+    turns XLA off on a machine without a GPU or TPU, so both are asked for.
+    """
+    x = {"token_ids": batch["input_ids"], "segment_ids": batch["segment_ids"],
+         "padding_mask": batch["input_mask"], "mask_positions": batch["masked_lm_positions"]}
+    y = {"mlm": batch["masked_lm_ids"], "nsp": batch["next_sentence_labels"]}
+    weights = {"mlm": batch["masked_lm_weights"],
+               "nsp": np.ones(len(batch["input_ids"]), "float32")}
+    runners = {}
+    for jit in (False, True):
+        model = keras_hub_pretrainer(config)
+        # Keras' own AdamW with the recipe of `create_optimizer` (ours fuses
+        # the Adam step); on one device Keras' own clipping is exact.
+        optimizer = keras.optimizers.AdamW(
+            learning_rate_schedule(1e-4, 10000, 100), weight_decay=0.01, beta_1=0.9,
+            beta_2=0.999, epsilon=1e-6, global_clipnorm=1.0)
+        optimizer.exclude_from_weight_decay(var_names=list(NO_DECAY_NAMES))
+        model.compile(optimizer=optimizer, jit_compile=jit, loss={
+            "mlm": keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+            "nsp": keras.losses.SparseCategoricalCrossentropy(from_logits=True)})
+        assert model.jit_compile == jit
+        runners[("keras_hub", jit)] = (
+            lambda model=model: model.train_on_batch(x, y, sample_weight=weights))
+    return runners
+
+
+def keras_hub_pretrainer(config):
+    """keras-hub's `BertBackbone`, its `MaskedLMHead` on the masked positions, an NSP layer."""
     backbone = keras_hub_backbone(config)
     inputs = {**backbone.input,
               "mask_positions": keras.Input((None,), dtype="int32", name="mask_positions")}
@@ -147,18 +178,7 @@ def keras_hub_runners(config, batch):
         intermediate_activation="gelu", name="mlm")(outputs["sequence_output"],
                                                     inputs["mask_positions"])
     nsp = keras.layers.Dense(2, name="nsp")(outputs["pooled_output"])
-    model = keras.Model(inputs, {"mlm": mlm, "nsp": nsp})
-    optimizer = create_optimizer(1e-4, 10000, 100)
-    optimizer.global_clipnorm = 1.0  # one device: Keras' own clipping is exact
-    model.compile(optimizer=optimizer,
-                  loss={"mlm": keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-                        "nsp": keras.losses.SparseCategoricalCrossentropy(from_logits=True)})
-    x = {"token_ids": batch["input_ids"], "segment_ids": batch["segment_ids"],
-         "padding_mask": batch["input_mask"], "mask_positions": batch["masked_lm_positions"]}
-    y = {"mlm": batch["masked_lm_ids"], "nsp": batch["next_sentence_labels"]}
-    weights = {"mlm": batch["masked_lm_weights"],
-               "nsp": np.ones(len(batch["input_ids"]), "float32")}
-    return {("keras_hub", True): lambda: model.train_on_batch(x, y, sample_weight=weights)}
+    return keras.Model(inputs, {"mlm": mlm, "nsp": nsp})
 
 
 BUILDERS = {"ours": our_runners, "hf": hf_runners,
