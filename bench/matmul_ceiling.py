@@ -1,4 +1,4 @@
-"""The fastest a forward pass or a pretraining step can be here: its matmuls alone.
+"""The fastest a forward pass or a pretraining step can be: its matmuls and what it must do.
 
 A BERT forward pass is mostly matmuls (`matmul_flops`), and the matmuls are
 not all of the square 2048 x 2048 kind that `matmul_peak` measures: a Mini
@@ -16,16 +16,18 @@ can be faster, since everything else only adds time.
   (batch x seq, masked LM on `--predictions` positions per sequence, NSP):
   those matmuls and the masked-LM head's, each with the two matmuls of its
   gradient in the layouts TensorFlow's gradient uses
-  (`matmul_flops.gradients`). Then five pieces that every implementation
+  (`matmul_flops.gradients`). Then the pieces that every implementation
   of the step runs too, each timed alone with and without XLA and counted
   at the faster: the AdamW update of every weight with the clipping to
   global norm 1.0 (`create_optimizer`'s recipe on `BertPretrainer`'s
   weights); the masked-LM softmax cross-entropy over the vocabulary and its
   gradient; random bits for every dropout decision (16 per decision, two
   per 32-bit word, as few as a rate of 0.1 needs to 1e-5); the attention
-  softmax and the feed-forward activation, forward and backward, on all
-  layers at once. Left out: LayerNorm, bias and residual adds, the
-  dropout masks' use, embedding look-ups and the gathers.
+  softmax, the feed-forward activation, LayerNorm (after the embeddings
+  and twice per layer) and the dropout masks' use (scaling the kept
+  elements, zeroing the others), each forward and backward, on all layers
+  at once. Left out: bias and residual adds, the gradients of LayerNorm's
+  scale and shift, embedding look-ups and their gradient, the gathers.
 
 The last lines give the ceiling in sequences/s and as a share of the peak,
 to set beside `encoder_forward.py`'s or `pretraining_speed.py`'s table from
@@ -173,6 +175,19 @@ def _dropout_bits(elements):
     return _with_and_without_xla(draw, seed)
 
 
+def _layer_norm(rows):
+    """LayerNorm over the last axis (the scale and shift as constants)."""
+    mean, variance = tf.nn.moments(rows, axes=[-1], keepdims=True)
+    scale, shift = _random(rows.shape[-1:]), _random(rows.shape[-1:])
+    return (rows - mean) * tf.math.rsqrt(variance + 1e-12) * scale + shift
+
+
+def _masked(elements, rate):
+    """Dropout's use of a drawn mask: kept elements scaled by `1 / (1 - rate)`, others 0."""
+    keep = tf.constant(np.random.default_rng(2).random(elements) >= rate)
+    return lambda inputs: tf.where(keep, inputs / (1 - rate), tf.zeros_like(inputs))
+
+
 def _step_pieces(config, batch, length, predictions):
     """`{(what, XLA?): call}` of what a pretraining step needs besides its matmuls."""
     layers, heads = config.num_hidden_layers, config.num_attention_heads
@@ -188,6 +203,9 @@ def _step_pieces(config, batch, length, predictions):
             lambda scores: tf.nn.softmax(scores), (layers * batch * heads, length, length)),
         "feed-forward activation": _forward_and_backward(
             get_activation(config.hidden_act), (layers * tokens, config.intermediate_size)),
+        "LayerNorm": _forward_and_backward(
+            _layer_norm, (tokens * (1 + 2 * layers), config.hidden_size)),
+        "dropout masks' use": _forward_and_backward(_masked(dropped, 0.1), (dropped,)),
     }
     return {(what, jit): call for what, calls in pieces.items() for jit, call in calls.items()}
 

@@ -10,7 +10,10 @@ dropout) and removes the per-op overhead. Measured on two 2-core machines
   MiniLM; +4% to +40%) and level or slower from Base (hidden 768) up, where
   the matmuls are most of the time and oneDNN's are the faster ones;
 * training steps: XLA was slower at every size measured (Mini, Small,
-  MiniLM), so it stays off unless asked for.
+  MiniLM), partly because Keras' dropout draws from a slow generator under
+  XLA. With `modeling.dropout.Dropout` it is level on AMD (within 2% at
+  Mini, Small and MiniLM), not worth its compile time in every run, so it
+  stays off unless asked for.
 
 On a GPU or TPU, inference is compiled (the usual fast path there); training
 follows the flag. `--jit_compile` / `--nojit_compile` override all of this.
