@@ -21,12 +21,12 @@ can be faster, since everything else only adds time.
   at the faster: the AdamW update of every weight with the clipping to
   global norm 1.0 (`create_optimizer`'s recipe on `BertPretrainer`'s
   weights); the masked-LM softmax cross-entropy over the vocabulary and its
-  gradient; random bits for every dropout decision (16 per decision, two
-  per 32-bit word, as few as a rate of 0.1 needs to 1e-5); the attention
-  softmax, the feed-forward activation, LayerNorm (after the embeddings
-  and twice per layer) and the dropout masks' use (scaling the kept
-  elements, zeroing the others), each forward and backward, on all layers
-  at once. Left out: bias and residual adds, the gradients of LayerNorm's
+  gradient; Philox random bits for every dropout decision (16 per
+  decision, two per 32-bit word, as few as a rate of 0.1 needs to 1e-5);
+  the attention softmax, the feed-forward activation, LayerNorm (after
+  the embeddings and twice per layer) and the dropout masks' use (scaling
+  the kept elements, zeroing the others), each forward and backward, on
+  all layers at once. Left out: bias and residual adds, the gradients of LayerNorm's
   scale and shift, embedding look-ups and their gradient, the gathers.
 
 The last lines give the ceiling in sequences/s and as a share of the peak,
@@ -163,13 +163,17 @@ def _cross_entropy(config, rows):
 
 
 def _dropout_bits(elements):
-    """Random bits for `elements` dropout decisions, 16 each (two per 32-bit word), written out."""
+    """Philox bits for `elements` dropout decisions, 16 each (two per 32-bit word), written out.
+
+    Philox, not the generator TensorFlow picks by itself: under XLA on a CPU
+    that one is about 100x slower (`bert_tf.modeling.dropout`).
+    """
     words = tf.Variable(tf.zeros([(elements + 1) // 2], tf.uint32))
     seed = tf.constant([1, 2])
 
     def draw(seed):
         words.assign(tf.random.stateless_uniform(words.shape, seed, minval=None, maxval=None,
-                                                 dtype=tf.uint32))
+                                                 dtype=tf.uint32, alg="philox"))
         return tf.constant(0)
 
     return _with_and_without_xla(draw, seed)
@@ -205,7 +209,8 @@ def _step_pieces(config, batch, length, predictions):
             get_activation(config.hidden_act), (layers * tokens, config.intermediate_size)),
         "LayerNorm": _forward_and_backward(
             _layer_norm, (tokens * (1 + 2 * layers), config.hidden_size)),
-        "dropout masks' use": _forward_and_backward(_masked(dropped, 0.1), (dropped,)),
+        "dropout masks' use": _forward_and_backward(
+            _masked(dropped, config.hidden_dropout_prob), (dropped,)),
     }
     return {(what, jit): call for what, calls in pieces.items() for jit, call in calls.items()}
 

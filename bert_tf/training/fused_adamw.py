@@ -13,7 +13,7 @@ exclusions, the learning-rate schedule, the slot variables (so checkpoints
 are unchanged), distribution (the step runs inside `Strategy.update`, where
 a mirrored variable's `handle` is this device's copy).
 
-Example: the same weights as Keras' own `AdamW` after three steps.
+Example: the same weights as Keras' own `AdamW` after four steps.
 
 >>> import keras, numpy as np
 >>> start = np.array([[0.5, -1.0], [2.0, 0.25]], "float32")
