@@ -17,17 +17,12 @@ can be faster, since everything else only adds time.
   those matmuls and the masked-LM head's, each with the two matmuls of its
   gradient in the layouts TensorFlow's gradient uses
   (`matmul_flops.gradients`). Then the pieces that every implementation
-  of the step runs too, each timed alone with and without XLA and counted
-  at the faster: the AdamW update of every weight with the clipping to
-  global norm 1.0 (`create_optimizer`'s recipe on `BertPretrainer`'s
-  weights); the masked-LM softmax cross-entropy over the vocabulary and its
-  gradient; Philox random bits for every dropout decision (16 per
-  decision, two per 32-bit word, as few as a rate of 0.1 needs to 1e-5);
-  the attention softmax, the feed-forward activation, LayerNorm (after
-  the embeddings and twice per layer) and the dropout masks' use (scaling
-  the kept elements, zeroing the others), each forward and backward, on
-  all layers at once. Left out: bias and residual adds, the gradients of LayerNorm's
-  scale and shift, embedding look-ups and their gradient, the gathers.
+  of the step runs too (`step_pieces`: the clipped AdamW update, the
+  masked-LM cross-entropy, dropout's random bits and masks, the attention
+  softmax, the activation, LayerNorm), each timed alone with and without
+  XLA and counted at the faster. Left out: bias and residual adds, the
+  gradients of LayerNorm's scale and shift, embedding look-ups and their
+  gradient, the gathers.
 
 The last lines give the ceiling in sequences/s and as a share of the peak,
 to set beside `encoder_forward.py`'s or `pretraining_speed.py`'s table from
@@ -47,17 +42,14 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
 from absl import app, flags  # noqa: E402
-import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 from bert_tf.config import NAMED_SIZES, BertConfig  # noqa: E402
-from bert_tf.modeling.activations import get_activation  # noqa: E402
-from bert_tf.modeling.pretrainer import BertPretrainer  # noqa: E402
-from bert_tf.training.optimization import create_optimizer  # noqa: E402
 import matmul_flops  # noqa: E402
 from matmul_peak import define_peak_flags  # noqa: E402
 from round_robin import (define_choices_flag, define_threads_flag,  # noqa: E402
                          time_round_robin, use_threads)
+from step_pieces import normal_constant, pretraining_step_pieces  # noqa: E402
 from timing_table import BenchRun, TimedRow, markdown_table, summarize  # noqa: E402
 
 FLAGS = flags.FLAGS
@@ -74,10 +66,6 @@ define_threads_flag()
 define_peak_flags()
 
 
-def _random(shape):
-    return tf.constant(np.random.default_rng(0).standard_normal(shape, dtype=np.float32))
-
-
 def _matmul_call(matmul):
     """A call running the `matmul.calls` products one after the other.
 
@@ -85,7 +73,7 @@ def _matmul_call(matmul):
     running sum of one element of each), so that they run in turn, not side
     by side, and the call's fixed cost is shared by all.
     """
-    a, b = _random(matmul.a), _random(matmul.b)
+    a, b = normal_constant(matmul.a), normal_constant(matmul.b)
 
     @tf.function(autograph=False)
     def products(a, b):
@@ -99,129 +87,13 @@ def _matmul_call(matmul):
     return lambda: products(a, b).numpy()
 
 
-def _with_and_without_xla(function, *args):
-    """`{XLA?: call}` of `function(*args)` in a `tf.function` without and with `jit_compile`.
-
-    `function` writes what it computes to variables (as a real step hands
-    it on), so XLA cannot drop any of it.
-    """
-    calls = {}
-    for jit in (False, True):
-        compiled = tf.function(function, jit_compile=jit, autograph=False)
-        calls[jit] = lambda compiled=compiled: compiled(*args).numpy()
-    return calls
-
-
-def _update(config):
-    """The clipped AdamW update of all of `BertPretrainer(config)`'s weights."""
-    model = BertPretrainer(config)
-    model({"input_ids": np.zeros((1, 8), "int32"), "input_mask": np.ones((1, 8), "int32"),
-           "segment_ids": np.zeros((1, 8), "int32"),
-           "masked_lm_positions": np.zeros((1, 2), "int32")})
-    variables = model.trainable_variables
-    optimizer = create_optimizer(1e-4, 10000, 100)
-    optimizer.build(variables)
-
-    def update(grads):
-        clipped, _ = tf.clip_by_global_norm(grads, 1.0)
-        optimizer.apply(clipped, variables)
-        return optimizer.iterations
-
-    return _with_and_without_xla(update, [_random(v.shape) for v in variables])
-
-
-def _forward_and_backward(function, shape):
-    """`function` on a `shape` tensor and its gradient, both written out."""
-    inputs, upstream = _random(shape), _random(shape)
-    outputs, gradients = tf.Variable(tf.zeros(shape)), tf.Variable(tf.zeros(shape))
-
-    def both(inputs):
-        with tf.GradientTape() as tape:
-            tape.watch(inputs)
-            result = function(inputs)
-        outputs.assign(result)
-        gradients.assign(tape.gradient(result, inputs, output_gradients=upstream))
-        return tf.constant(0)
-
-    return _with_and_without_xla(both, inputs)
-
-
-def _cross_entropy(config, rows):
-    """The masked-LM loss over the vocabulary on `rows` rows, and its gradient (written out)."""
-    logits = _random((rows, config.vocab_size))
-    labels = tf.constant(np.random.default_rng(1).integers(0, config.vocab_size, rows, "int32"))
-    gradients = tf.Variable(tf.zeros(logits.shape))
-
-    def loss_and_gradient(logits):
-        with tf.GradientTape() as tape:
-            tape.watch(logits)
-            loss = tf.reduce_sum(tf.nn.sparse_softmax_cross_entropy_with_logits(labels, logits))
-        gradients.assign(tape.gradient(loss, logits))
-        return loss
-
-    return _with_and_without_xla(loss_and_gradient, logits)
-
-
-def _dropout_bits(elements):
-    """Philox bits for `elements` dropout decisions, 16 each (two per 32-bit word), written out.
-
-    Philox, not the generator TensorFlow picks by itself: under XLA on a CPU
-    that one is about 100x slower (`bert_tf.modeling.dropout`).
-    """
-    words = tf.Variable(tf.zeros([(elements + 1) // 2], tf.uint32))
-    seed = tf.constant([1, 2])
-
-    def draw(seed):
-        words.assign(tf.random.stateless_uniform(words.shape, seed, minval=None, maxval=None,
-                                                 dtype=tf.uint32, alg="philox"))
-        return tf.constant(0)
-
-    return _with_and_without_xla(draw, seed)
-
-
-def _layer_norm(rows):
-    """LayerNorm over the last axis (the scale and shift as constants)."""
-    mean, variance = tf.nn.moments(rows, axes=[-1], keepdims=True)
-    scale, shift = _random(rows.shape[-1:]), _random(rows.shape[-1:])
-    return (rows - mean) * tf.math.rsqrt(variance + 1e-12) * scale + shift
-
-
-def _masked(elements, rate):
-    """Dropout's use of a drawn mask: kept elements scaled by `1 / (1 - rate)`, others 0."""
-    keep = tf.constant(np.random.default_rng(2).random(elements) >= rate)
-    return lambda inputs: tf.where(keep, inputs / (1 - rate), tf.zeros_like(inputs))
-
-
-def _step_pieces(config, batch, length, predictions):
-    """`{(what, XLA?): call}` of what a pretraining step needs besides its matmuls."""
-    layers, heads = config.num_hidden_layers, config.num_attention_heads
-    tokens = batch * length
-    # Dropout after the embeddings, on the attention probabilities and after
-    # each layer's attention output and feed-forward output.
-    dropped = tokens * config.hidden_size * (1 + 2 * layers) + layers * batch * heads * length ** 2
-    pieces = {
-        "AdamW update with clipping": _update(config),
-        "masked-LM softmax cross-entropy": _cross_entropy(config, batch * predictions),
-        "dropout random bits": _dropout_bits(dropped),
-        "attention softmax": _forward_and_backward(
-            lambda scores: tf.nn.softmax(scores), (layers * batch * heads, length, length)),
-        "feed-forward activation": _forward_and_backward(
-            get_activation(config.hidden_act), (layers * tokens, config.intermediate_size)),
-        "LayerNorm": _forward_and_backward(
-            _layer_norm, (tokens * (1 + 2 * layers), config.hidden_size)),
-        "dropout masks' use": _forward_and_backward(
-            _masked(dropped, config.hidden_dropout_prob), (dropped,)),
-    }
-    return {(what, jit): call for what, calls in pieces.items() for jit, call in calls.items()}
-
-
 def _pieces(size):
     """`{what: Matmul}` and `{(what, XLA?): call}` of the work's other pieces, for one size."""
     config, batch, length = BertConfig.named(size), FLAGS.batch_size, FLAGS.seq_length
     if FLAGS.work == "forward":
         return matmul_flops.forward_matmuls(config, batch, length), {}
     return (matmul_flops.pretraining_matmuls(config, batch, length, FLAGS.predictions),
-            _step_pieces(config, batch, length, FLAGS.predictions))
+            pretraining_step_pieces(config, batch, length, FLAGS.predictions))
 
 
 def main(argv):
@@ -259,8 +131,9 @@ def main(argv):
         seconds = matmul_seconds + sum(fastest_others.values())
         added = "".join(f" + {name} {1e3 * others:.0f} ms" for name, others in
                         fastest_others.items())
-        print(f"# {size}: the matmuls alone take {1e3 * matmul_seconds:.0f} ms{added} = "
-              f"{1e3 * seconds:.0f} ms: at most {batch / seconds:.1f} seq/s, "
+        total = f"{added} = {1e3 * seconds:.0f} ms" if added else ""
+        print(f"# {size}: the matmuls alone take {1e3 * matmul_seconds:.0f} ms{total}: "
+              f"at most {batch / seconds:.1f} seq/s, "
               f"{100 * flops / seconds / 1e9 / peak:.0f}% of the peak")
 
 

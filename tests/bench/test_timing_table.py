@@ -1,4 +1,4 @@
-"""bench/timing_table.py and bench/matmul_peak.py: the table's numbers and the peak's choice.
+"""bench/timing_table.py, matmul_peak.py and the docstring examples of the bench helpers.
 
 Nothing here is timed: the samples are made up, and the peak helpers run on
 64 x 64 matrices only to check what they return, not how fast.
@@ -11,6 +11,7 @@ import pytest
 
 import matmul_flops
 import matmul_peak
+import step_pieces
 import timing_table
 from matmul_peak import Peak
 from timing_table import BenchRun, TimedRow, markdown_table
@@ -24,7 +25,7 @@ def cells(table):
             for line in table.splitlines()[2:]]
 
 
-@pytest.mark.parametrize("module", [timing_table, matmul_peak, matmul_flops])
+@pytest.mark.parametrize("module", [timing_table, matmul_peak, matmul_flops, step_pieces])
 def test_docstring_examples_run(module):
     assert doctest.testmod(module, optionflags=doctest.ELLIPSIS).failed == 0
 
