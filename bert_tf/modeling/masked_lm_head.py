@@ -89,7 +89,9 @@ class MaskedLMHead(keras.layers.Layer):
         batch, positions, hidden_size = ops.shape(hidden)
         logits = tied_decoder_logits(ops.reshape(hidden, (-1, hidden_size)), table)
         logits = ops.reshape(logits, (batch, positions, -1))
-        return ops.cast(logits, "float32") + self.output_bias
+        # The bias is float32; inside a mixed-precision call Keras casts it to
+        # the compute dtype when read eagerly, so cast it back.
+        return ops.cast(logits, "float32") + ops.cast(self.output_bias, "float32")
 
     def compute_output_shape(self, sequence_output_shape, masked_positions_shape):
         return tuple(masked_positions_shape) + (self.word_embeddings.input_dim,)

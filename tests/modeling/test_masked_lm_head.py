@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from bert_tf.training.precision import dtype_policy
 
 from bert_tf.modeling import masked_lm_head
 from bert_tf.modeling.masked_lm_head import tied_decoder_logits
@@ -62,3 +63,13 @@ def test_pretrainer_gradients_equal_autodiffs_of_the_plain_product(tiny_config, 
     for path, gradient in ours.items():
         np.testing.assert_allclose(gradient, autodiff[path], rtol=0, atol=1e-6, err_msg=path)
 
+
+def test_mixed_bfloat16_logits_are_float32_eagerly_and_traced(tiny_config):
+    with dtype_policy("mixed_bfloat16"):
+        model = BertPretrainer(tiny_config)
+    inputs = dict(random_inputs(tiny_config, batch=2, length=8, pad_from=6),
+                  masked_lm_positions=np.array([[1, 2], [3, 4]], "int32"))
+    eager = model(inputs)["masked_lm_logits"]
+    traced = tf.function(model)(inputs)["masked_lm_logits"]
+    assert eager.dtype == traced.dtype == "float32"
+    np.testing.assert_array_equal(eager, traced)
