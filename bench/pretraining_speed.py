@@ -53,7 +53,6 @@ import torch  # noqa: E402
 import transformers  # noqa: E402
 
 from bert_tf.config import NAMED_SIZES, BertConfig  # noqa: E402
-from bert_tf.data import readers  # noqa: E402
 from bert_tf.modeling.pretrainer import BertPretrainer  # noqa: E402
 from bert_tf.training.optimization import (NO_DECAY_NAMES, create_optimizer,  # noqa: E402
                                            learning_rate_schedule)
@@ -64,13 +63,11 @@ from peer_models import hf_bert_config, keras_hub_backbone  # noqa: E402
 from matmul_peak import define_peak_flags  # noqa: E402
 from round_robin import (define_choices_flag, define_threads_flag,  # noqa: E402
                          time_round_robin, use_threads)
-from step_runners import torch_step, trainer_step  # noqa: E402
+from step_runners import (PREDICTIONS, SEQ_LENGTH, pretraining_batch,  # noqa: E402
+                          torch_step, trainer_step)
 from timing_table import BenchRun, TimedRow, markdown_table  # noqa: E402
 
 IMPLEMENTATIONS = ("ours", "hf", "hf_all_positions", "keras_hub")
-SEQ_LENGTH, PREDICTIONS = 128, 20
-RECORDS = pathlib.Path(__file__).resolve().parent.parent.parent / (
-    "shared/data/golden/sample_text_seed12345_dupe10.tfrecord")
 
 FLAGS = flags.FLAGS
 define_choices_flag("sizes", ["mini", "small"], NAMED_SIZES, "Named model sizes to time.")
@@ -80,12 +77,6 @@ flags.DEFINE_integer("iterations", 5, "Timed steps per implementation.", lower_b
 flags.DEFINE_integer("warmup", 2, "Untimed steps first (tracing, XLA).", lower_bound=1)
 define_threads_flag()
 define_peak_flags()
-
-
-def real_batch(batch_size):
-    dataset = readers.pretraining_dataset(str(RECORDS), SEQ_LENGTH, PREDICTIONS, batch_size,
-                                          is_training=False)
-    return {name: value.numpy() for name, value in next(iter(dataset.repeat())).items()}
 
 
 def our_runners(config, batch):
@@ -194,7 +185,7 @@ def step_flops(config, name, batch_size):
 def main(argv):
     del argv
     use_threads(FLAGS.threads)
-    batch = real_batch(FLAGS.batch_size)
+    batch = pretraining_batch(FLAGS.batch_size)
     rows = []
     with BenchRun(FLAGS.threads, ["float32"], FLAGS.peak_sizes) as run:
         for size in FLAGS.sizes:

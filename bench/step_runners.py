@@ -6,13 +6,29 @@ on the same batch every time. PyTorch's is a loss function followed by
 `hf_recipe.update` (backward, clip to 1.0, AdamW with the original's decay
 groups), optionally under `torch.autocast` for bfloat16. Both run with
 dropout on. Each runner returns the step's loss, so the timed work cannot
-be skipped.
+be skipped. `pretraining_batch` is the fixed batch of the pretraining
+benches: real records written by the original tool.
 """
+
+import pathlib
 
 import tensorflow as tf
 import torch
 
+from bert_tf.data import readers
 import hf_recipe
+
+# Real pretraining records written by the original tool (../shared/data).
+RECORDS = pathlib.Path(__file__).resolve().parent.parent.parent / (
+    "shared/data/golden/sample_text_seed12345_dupe10.tfrecord")
+SEQ_LENGTH, PREDICTIONS = 128, 20
+
+
+def pretraining_batch(batch_size):
+    """The first `batch_size` records of `RECORDS` (seq 128, 20 predictions) as numpy arrays."""
+    dataset = readers.pretraining_dataset(str(RECORDS), SEQ_LENGTH, PREDICTIONS, batch_size,
+                                          is_training=False)
+    return {name: value.numpy() for name, value in next(iter(dataset.repeat())).items()}
 
 
 def trainer_step(trainer, batch):

@@ -1,0 +1,150 @@
+"""The pretraining step with one of our speed-ups swapped back for Keras' own.
+
+Four pieces of the training step are ours rather than what Keras gives:
+
+* `optimizer`: `training.fused_adamw.FusedAdamW`, Adam's step in one fused
+  kernel (Keras': `keras.optimizers.AdamW` with the same recipe);
+* `dropout`: `modeling.dropout.Dropout`, 16 Philox bits per decision
+  (Keras': `keras.layers.Dropout`);
+* `decoder`: `masked_lm_head.tied_decoder_logits`, the tied decoder with
+  its gradient written out (Keras': autodiff of
+  `ops.matmul(hidden, ops.transpose(table))`, what `ops.einsum` runs);
+* `argmax`: the masked-LM accuracy's `tf.argmax` in `tasks.losses.correct`
+  (Keras': `keras.ops.argmax`, which first rewrites every -0.0).
+
+This bench times `Trainer.train_steps` on BERT-Mini and -Small pretraining
+batches (as `pretraining_speed.py`) with each piece as shipped and with
+Keras' in its place (put into our modules while the model is built and its
+step traced), round robin in one process, so the two columns of a row
+share the machine's state.
+
+Example:
+
+    TF_CPP_MIN_LOG_LEVEL=2 .venv/bin/python bench/step_ablation.py \
+        --pieces=optimizer,dropout,decoder,argmax --sizes=mini,small --iterations=8
+"""
+
+import contextlib
+import os
+import pathlib
+import sys
+import tempfile
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+
+from absl import app, flags  # noqa: E402
+import keras  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+from bert_tf.config import NAMED_SIZES, BertConfig  # noqa: E402
+from bert_tf.modeling import (attention, embeddings, heads, masked_lm_head,  # noqa: E402
+                              transformer_block)
+from bert_tf.modeling.pretrainer import BertPretrainer  # noqa: E402
+from bert_tf.tasks import pretraining_objective as objective_module  # noqa: E402
+from bert_tf.tasks.pretraining_objective import pretraining_objective  # noqa: E402
+from bert_tf.training.optimization import (NO_DECAY_NAMES, create_optimizer,  # noqa: E402
+                                           learning_rate_schedule)
+from bert_tf.training.trainer import Trainer  # noqa: E402
+import matmul_flops  # noqa: E402
+from matmul_peak import define_peak_flags  # noqa: E402
+from round_robin import (define_choices_flag, define_threads_flag,  # noqa: E402
+                         time_round_robin, use_threads)
+from step_runners import PREDICTIONS, SEQ_LENGTH, pretraining_batch, trainer_step  # noqa: E402
+from timing_table import BenchRun, TimedRow, markdown_table  # noqa: E402
+
+PIECES = ("optimizer", "dropout", "decoder", "argmax")
+FLAGS = flags.FLAGS
+define_choices_flag("pieces", PIECES, PIECES, "Which of our pieces to swap for Keras' own.")
+define_choices_flag("sizes", ["mini", "small"], NAMED_SIZES, "Named model sizes.")
+flags.DEFINE_bool("jit_compile", False, "XLA-compile the steps' forward and backward pass.")
+flags.DEFINE_integer("batch_size", 32, "Sequences per step.", lower_bound=1)
+flags.DEFINE_integer("iterations", 8, "Timed steps per variant.", lower_bound=1)
+flags.DEFINE_integer("warmup", 2, "Untimed steps first.", lower_bound=1)
+define_threads_flag()
+define_peak_flags()
+
+DROPOUT_USERS = (attention, embeddings, heads, transformer_block)
+
+
+def keras_adamw():
+    """Keras' own AdamW with `create_optimizer`'s recipe."""
+    optimizer = keras.optimizers.AdamW(learning_rate_schedule(1e-4, 10000, 100),
+                                       weight_decay=0.01, beta_1=0.9, beta_2=0.999,
+                                       epsilon=1e-6)
+    optimizer.exclude_from_weight_decay(var_names=list(NO_DECAY_NAMES))
+    return optimizer
+
+
+def keras_decoder_logits(hidden, table):
+    """The tied decoder as `ops.einsum` ran it, left to autodiff."""
+    return keras.ops.matmul(hidden, keras.ops.transpose(table))
+
+
+def keras_correct(logits, labels):
+    """`tasks.losses.correct` with `keras.ops.argmax`."""
+    predictions = keras.ops.cast(keras.ops.argmax(logits, axis=-1), "int32")
+    return keras.ops.cast(predictions == keras.ops.cast(labels, "int32"), "float32")
+
+
+@contextlib.contextmanager
+def swapped_in(modules, name, replacement):
+    """Inside the block, `module.name` is `replacement` in each of `modules`."""
+    ours = [getattr(module, name) for module in modules]
+    for module in modules:
+        setattr(module, name, replacement)
+    try:
+        yield
+    finally:
+        for module, value in zip(modules, ours):
+            setattr(module, name, value)
+
+
+KERAS_PIECES = {
+    "dropout": (DROPOUT_USERS, "Dropout", keras.layers.Dropout),
+    "decoder": ((masked_lm_head,), "tied_decoder_logits", keras_decoder_logits),
+    "argmax": ((objective_module,), "correct", keras_correct),
+}
+
+
+def step(config, batch, piece, swapped):
+    """One-step call of a trainer with `piece` ours or (swapped) Keras', traced once."""
+    keras_piece = swapped and KERAS_PIECES.get(piece)
+    with swapped_in(*keras_piece) if keras_piece else contextlib.nullcontext():
+        model = BertPretrainer(config)
+        optimizer = (keras_adamw() if swapped and piece == "optimizer"
+                     else create_optimizer(1e-4, 10000, 100))
+        trainer = Trainer(model, optimizer, pretraining_objective(),
+                          tf.distribute.get_strategy(), tempfile.mkdtemp(),
+                          global_batch_size=len(batch["input_ids"]),
+                          jit_compile=FLAGS.jit_compile)
+        call = trainer_step(trainer, batch)
+        call()
+    return call
+
+
+def main(argv):
+    del argv
+    use_threads(FLAGS.threads)
+    batch = pretraining_batch(FLAGS.batch_size)
+    rows = []
+    with BenchRun(FLAGS.threads, ["float32"], FLAGS.peak_sizes) as run:
+        for size in FLAGS.sizes:
+            config = BertConfig.named(size)
+            flops = matmul_flops.pretraining_step(config, FLAGS.batch_size, SEQ_LENGTH,
+                                                  PREDICTIONS)
+            for piece in FLAGS.pieces:
+                runners = {swapped: step(config, batch, piece, swapped)
+                           for swapped in (True, False)}
+                samples, _ = time_round_robin(runners, FLAGS.warmup, FLAGS.iterations)
+                rows += [TimedRow((size, piece, "Keras'" if swapped else "ours"),
+                                  samples[swapped], FLAGS.batch_size, flops)
+                         for swapped in (True, False)]
+    print(run.header(f"pretraining steps (as pretraining_speed.py), XLA "
+                     f"{'on' if FLAGS.jit_compile else 'off'}; {FLAGS.warmup} warm-up + "
+                     f"{FLAGS.iterations} timed steps each, the two variants round robin"))
+    print(markdown_table(("size", "piece", "whose"), rows, FLAGS.threads, run.peaks))
+
+
+if __name__ == "__main__":
+    app.run(main)
