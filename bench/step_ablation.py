@@ -1,6 +1,6 @@
 """The pretraining step with one of our speed-ups swapped back for Keras' own.
 
-Four pieces of the training step are ours rather than what Keras gives:
+Five pieces of the training step are ours rather than what Keras gives:
 
 * `optimizer`: `training.fused_adamw.FusedAdamW`, Adam's step in one fused
   kernel (Keras': `keras.optimizers.AdamW` with the same recipe);
@@ -10,7 +10,9 @@ Four pieces of the training step are ours rather than what Keras gives:
   its gradient written out (Keras': autodiff of
   `ops.matmul(hidden, ops.transpose(table))`, what `ops.einsum` runs);
 * `argmax`: the masked-LM accuracy's `tf.argmax` in `tasks.losses.correct`
-  (Keras': `keras.ops.argmax`, which first rewrites every -0.0).
+  (Keras': `keras.ops.argmax`, which first rewrites every -0.0);
+* `activation`: the blocks' XLA-fused GELU of training calls
+  (`modeling.fused_activation`; Keras': `keras.activations.gelu`).
 
 This bench times `Trainer.train_steps` on BERT-Mini and -Small pretraining
 batches (as `pretraining_speed.py`) with each piece as shipped and with
@@ -21,7 +23,7 @@ share the machine's state.
 Example:
 
     TF_CPP_MIN_LOG_LEVEL=2 .venv/bin/python bench/step_ablation.py \
-        --pieces=optimizer,dropout,decoder,argmax --sizes=mini,small --iterations=8
+        --pieces=optimizer,dropout,decoder,argmax,activation --sizes=mini,small --iterations=8
 """
 
 import contextlib
@@ -38,8 +40,8 @@ import keras  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 from bert_tf.config import NAMED_SIZES, BertConfig  # noqa: E402
-from bert_tf.modeling import (attention, embeddings, heads, masked_lm_head,  # noqa: E402
-                              transformer_block)
+from bert_tf.modeling import (activations, attention, embeddings, heads,  # noqa: E402
+                              masked_lm_head, transformer_block)
 from bert_tf.modeling.pretrainer import BertPretrainer  # noqa: E402
 from bert_tf.tasks import pretraining_objective as objective_module  # noqa: E402
 from bert_tf.tasks.pretraining_objective import pretraining_objective  # noqa: E402
@@ -53,7 +55,7 @@ from round_robin import (define_choices_flag, define_threads_flag,  # noqa: E402
 from step_runners import PREDICTIONS, SEQ_LENGTH, pretraining_batch, trainer_step  # noqa: E402
 from timing_table import BenchRun, TimedRow, markdown_table  # noqa: E402
 
-PIECES = ("optimizer", "dropout", "decoder", "argmax")
+PIECES = ("optimizer", "dropout", "decoder", "argmax", "activation")
 FLAGS = flags.FLAGS
 define_choices_flag("pieces", PIECES, PIECES, "Which of our pieces to swap for Keras' own.")
 define_choices_flag("sizes", ["mini", "small"], NAMED_SIZES, "Named model sizes.")
@@ -104,6 +106,7 @@ KERAS_PIECES = {
     "dropout": (DROPOUT_USERS, "Dropout", keras.layers.Dropout),
     "decoder": ((masked_lm_head,), "tied_decoder_logits", keras_decoder_logits),
     "argmax": ((objective_module,), "correct", keras_correct),
+    "activation": ((transformer_block,), "get_training_activation", activations.get_activation),
 }
 
 

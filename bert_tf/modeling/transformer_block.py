@@ -5,6 +5,7 @@ import keras
 from bert_tf.modeling.activations import get_activation
 from bert_tf.modeling.attention import SelfAttention
 from bert_tf.modeling.dropout import Dropout
+from bert_tf.modeling.fused_activation import get_training_activation
 
 
 @keras.saving.register_keras_serializable(package="bert_tf")
@@ -64,8 +65,11 @@ class TransformerBlock(keras.layers.Layer):
         self.attention_output = dense(hidden_size, "attention_output")
         self.attention_layer_norm = keras.layers.LayerNormalization(
             epsilon=1e-12, dtype=policy, name="attention_layer_norm")
-        self.intermediate = dense(self.intermediate_size, "intermediate",
-                                  get_activation(self.hidden_act))
+        # The activation is applied in `call`: training calls take the
+        # XLA-fused one, inference the plain one (fused_activation.py).
+        self.intermediate = dense(self.intermediate_size, "intermediate")
+        self.activation = get_activation(self.hidden_act)
+        self.training_activation = get_training_activation(self.hidden_act)
         self.output_dense = dense(hidden_size, "output_dense")
         self.output_layer_norm = keras.layers.LayerNormalization(
             epsilon=1e-12, dtype=policy, name="output_layer_norm")
@@ -83,7 +87,9 @@ class TransformerBlock(keras.layers.Layer):
         attended = self.attention(inputs, attention_bias, training=training)
         attended = self.dropout(self.attention_output(attended), training=training)
         hidden = self.attention_layer_norm(inputs + attended)
-        expanded = self.dropout(self.output_dense(self.intermediate(hidden)), training=training)
+        activation = self.training_activation if training else self.activation
+        expanded = activation(self.intermediate(hidden))
+        expanded = self.dropout(self.output_dense(expanded), training=training)
         return self.output_layer_norm(hidden + expanded)
 
     def get_config(self):
