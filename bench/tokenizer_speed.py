@@ -22,6 +22,7 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO), str(REPO / "tests" / "tokenization")]
 
 from absl import app, flags  # noqa: E402
+import bert_tf  # noqa: E402,F401  (before TensorFlow: oneDNN on, as for the runners)
 import tensorflow as tf  # noqa: E402
 import tensorflow_text as tf_text  # noqa: E402
 import tokenizers  # noqa: E402
