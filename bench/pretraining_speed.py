@@ -39,7 +39,6 @@ Example:
 import os
 import pathlib
 import sys
-import tempfile
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
@@ -49,23 +48,18 @@ import bert_tf  # noqa: E402,F401  (before TensorFlow: oneDNN on, as for the run
 import keras  # noqa: E402
 import keras_hub  # noqa: E402
 import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
 import torch  # noqa: E402
 import transformers  # noqa: E402
 
 from bert_tf.config import NAMED_SIZES, BertConfig  # noqa: E402
 from bert_tf.modeling.pretrainer import BertPretrainer  # noqa: E402
-from bert_tf.training.optimization import (NO_DECAY_NAMES, create_optimizer,  # noqa: E402
-                                           learning_rate_schedule)
-from bert_tf.tasks.pretraining_objective import pretraining_objective  # noqa: E402
-from bert_tf.training.trainer import Trainer  # noqa: E402
 import matmul_flops  # noqa: E402
 from peer_models import hf_bert_config, keras_hub_backbone  # noqa: E402
 from matmul_peak import define_peak_flags  # noqa: E402
 from round_robin import (define_choices_flag, define_threads_flag,  # noqa: E402
                          time_round_robin, use_threads)
-from step_runners import (PREDICTIONS, SEQ_LENGTH, pretraining_batch,  # noqa: E402
-                          torch_step, trainer_step)
+from step_runners import (PREDICTIONS, SEQ_LENGTH, keras_adamw,  # noqa: E402
+                          pretraining_batch, pretraining_step, torch_step)
 from timing_table import BenchRun, TimedRow, markdown_table  # noqa: E402
 
 IMPLEMENTATIONS = ("ours", "hf", "hf_all_positions", "keras_hub")
@@ -82,14 +76,8 @@ define_peak_flags()
 
 def our_runners(config, batch):
     """One `Trainer.train_steps` call of one step, without and with XLA."""
-    runners = {}
-    for jit in (False, True):
-        trainer = Trainer(BertPretrainer(config), create_optimizer(1e-4, 10000, 100),
-                          pretraining_objective(), tf.distribute.get_strategy(),
-                          tempfile.mkdtemp(), global_batch_size=len(batch["input_ids"]),
-                          jit_compile=jit)
-        runners[("ours", jit)] = trainer_step(trainer, batch)
-    return runners
+    return {("ours", jit): pretraining_step(BertPretrainer(config), batch, jit_compile=jit)
+            for jit in (False, True)}
 
 
 def hf_runners(config, batch):
@@ -144,13 +132,8 @@ def keras_hub_runners(config, batch):
     runners = {}
     for jit in (False, True):
         model = keras_hub_pretrainer(config)
-        # Keras' own AdamW with the recipe of `create_optimizer` (ours fuses
-        # the Adam step); on one device Keras' own clipping is exact.
-        optimizer = keras.optimizers.AdamW(
-            learning_rate_schedule(1e-4, 10000, 100), weight_decay=0.01, beta_1=0.9,
-            beta_2=0.999, epsilon=1e-6, global_clipnorm=1.0)
-        optimizer.exclude_from_weight_decay(var_names=list(NO_DECAY_NAMES))
-        model.compile(optimizer=optimizer, jit_compile=jit, loss={
+        # On one device Keras' own clipping is exact.
+        model.compile(optimizer=keras_adamw(global_clipnorm=1.0), jit_compile=jit, loss={
             "mlm": keras.losses.SparseCategoricalCrossentropy(from_logits=True),
             "nsp": keras.losses.SparseCategoricalCrossentropy(from_logits=True)})
         assert model.jit_compile == jit

@@ -30,7 +30,6 @@ import contextlib
 import os
 import pathlib
 import sys
-import tempfile
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
@@ -38,22 +37,18 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 from absl import app, flags  # noqa: E402
 import bert_tf  # noqa: E402,F401  (before TensorFlow: oneDNN on, as for the runners)
 import keras  # noqa: E402
-import tensorflow as tf  # noqa: E402
 
 from bert_tf.config import NAMED_SIZES, BertConfig  # noqa: E402
 from bert_tf.modeling import (activations, attention, embeddings, heads,  # noqa: E402
                               masked_lm_head, transformer_block)
 from bert_tf.modeling.pretrainer import BertPretrainer  # noqa: E402
 from bert_tf.tasks import pretraining_objective as objective_module  # noqa: E402
-from bert_tf.tasks.pretraining_objective import pretraining_objective  # noqa: E402
-from bert_tf.training.optimization import (NO_DECAY_NAMES, create_optimizer,  # noqa: E402
-                                           learning_rate_schedule)
-from bert_tf.training.trainer import Trainer  # noqa: E402
 import matmul_flops  # noqa: E402
 from matmul_peak import define_peak_flags  # noqa: E402
 from round_robin import (define_choices_flag, define_threads_flag,  # noqa: E402
                          time_round_robin, use_threads)
-from step_runners import PREDICTIONS, SEQ_LENGTH, pretraining_batch, trainer_step  # noqa: E402
+from step_runners import (PREDICTIONS, SEQ_LENGTH, keras_adamw,  # noqa: E402
+                          pretraining_batch, pretraining_step)
 from timing_table import BenchRun, TimedRow, markdown_table  # noqa: E402
 
 PIECES = ("optimizer", "dropout", "decoder", "argmax", "activation")
@@ -68,15 +63,6 @@ define_threads_flag()
 define_peak_flags()
 
 DROPOUT_USERS = (attention, embeddings, heads, transformer_block)
-
-
-def keras_adamw():
-    """Keras' own AdamW with `create_optimizer`'s recipe."""
-    optimizer = keras.optimizers.AdamW(learning_rate_schedule(1e-4, 10000, 100),
-                                       weight_decay=0.01, beta_1=0.9, beta_2=0.999,
-                                       epsilon=1e-6)
-    optimizer.exclude_from_weight_decay(var_names=list(NO_DECAY_NAMES))
-    return optimizer
 
 
 def keras_decoder_logits(hidden, table):
@@ -115,14 +101,8 @@ def step(config, batch, piece, swapped):
     """One-step call of a trainer with `piece` ours or (swapped) Keras', traced once."""
     keras_piece = swapped and KERAS_PIECES.get(piece)
     with swapped_in(*keras_piece) if keras_piece else contextlib.nullcontext():
-        model = BertPretrainer(config)
-        optimizer = (keras_adamw() if swapped and piece == "optimizer"
-                     else create_optimizer(1e-4, 10000, 100))
-        trainer = Trainer(model, optimizer, pretraining_objective(),
-                          tf.distribute.get_strategy(), tempfile.mkdtemp(),
-                          global_batch_size=len(batch["input_ids"]),
-                          jit_compile=FLAGS.jit_compile)
-        call = trainer_step(trainer, batch)
+        optimizer = keras_adamw() if swapped and piece == "optimizer" else None
+        call = pretraining_step(BertPretrainer(config), batch, optimizer, FLAGS.jit_compile)
         call()
     return call
 

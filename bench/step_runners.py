@@ -7,15 +7,22 @@ on the same batch every time. PyTorch's is a loss function followed by
 groups), optionally under `torch.autocast` for bfloat16. Both run with
 dropout on. Each runner returns the step's loss, so the timed work cannot
 be skipped. `pretraining_batch` is the fixed batch of the pretraining
-benches: real records written by the original tool.
+benches (real records written by the original tool), `pretraining_step`
+our step on it, and `keras_adamw` Keras' own AdamW with the same recipe.
 """
 
 import pathlib
+import tempfile
 
+import keras
 import tensorflow as tf
 import torch
 
 from bert_tf.data import readers
+from bert_tf.tasks.pretraining_objective import pretraining_objective
+from bert_tf.training.optimization import (NO_DECAY_NAMES, create_optimizer,
+                                           learning_rate_schedule)
+from bert_tf.training.trainer import Trainer
 import hf_recipe
 
 # Real pretraining records written by the original tool (../shared/data).
@@ -37,6 +44,30 @@ def trainer_step(trainer, batch):
         lambda context: tf.data.Dataset.from_tensors(batch).repeat()))
     one = tf.constant(1)
     return lambda: float(trainer.train_steps(iterator, one)[1])
+
+
+def pretraining_step(model, batch, optimizer=None, jit_compile=False):
+    """A `trainer_step` call of a pretraining `Trainer` of `model` on `batch`.
+
+    `optimizer`: None for the runners' (`create_optimizer`, peak rate 1e-4).
+    """
+    trainer = Trainer(model, optimizer or create_optimizer(1e-4, 10000, 100),
+                      pretraining_objective(), tf.distribute.get_strategy(),
+                      tempfile.mkdtemp(), global_batch_size=len(batch["input_ids"]),
+                      jit_compile=jit_compile)
+    return trainer_step(trainer, batch)
+
+
+def keras_adamw(global_clipnorm=None):
+    """Keras' own AdamW with `create_optimizer`'s recipe (ours fuses the Adam step).
+
+    `global_clipnorm`: Keras' clipping, for a model that `Trainer` does not clip.
+    """
+    optimizer = keras.optimizers.AdamW(learning_rate_schedule(1e-4, 10000, 100),
+                                       weight_decay=0.01, beta_1=0.9, beta_2=0.999,
+                                       epsilon=1e-6, global_clipnorm=global_clipnorm)
+    optimizer.exclude_from_weight_decay(var_names=list(NO_DECAY_NAMES))
+    return optimizer
 
 
 def autocast(dtype):
