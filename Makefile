@@ -25,7 +25,7 @@ $(TESTING): $(RUNTIME) requirements-test.txt
 	$(PY) -m pip install --quiet -r requirements-test.txt
 	touch $(TESTING)
 
-# Two workers, each taking whole files (so a file's fixtures are built once):
+# Two workers, each taking whole files (a file's module fixtures are built once):
 # the tests keep about one core busy each, and the suite takes 15 instead of
 # 26 minutes on the 2-core AVX2 machine. A plain `pytest` runs it in one process.
 test: $(TESTING)
