@@ -7,8 +7,10 @@ module's classes then exist twice, and `isinstance` fails between the two
 copies: `pytest bert_tf/modeling/masked_lm_head.py tests/training` broke a
 checkpoint-name test that way. pytest reuses a module already in
 `sys.modules`, so importing them all first makes the suite independent of
-the order its paths are given in. `bert_tf.scripts` is left out, as in
-pytest.ini: a script defines its flags when imported.
+the order its paths are given in. `bert_tf.scripts` is left out, package
+and all, as pytest.ini leaves it out of collection: a script defines its
+flags when imported, and the package's own import sets TensorFlow's log
+level for the whole process.
 """
 
 import importlib
@@ -16,6 +18,14 @@ import pkgutil
 
 import bert_tf
 
-for _module in pkgutil.walk_packages(bert_tf.__path__, "bert_tf."):
-    if not _module.name.startswith("bert_tf.scripts"):
-        importlib.import_module(_module.name)
+
+def _import_all(package):
+    """Imports every module below `package` but `bert_tf.scripts`."""
+    for info in pkgutil.iter_modules(package.__path__, f"{package.__name__}."):
+        if info.name != "bert_tf.scripts":
+            module = importlib.import_module(info.name)
+            if info.ispkg:
+                _import_all(module)
+
+
+_import_all(bert_tf)
