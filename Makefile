@@ -25,8 +25,9 @@ $(TESTING): $(RUNTIME) requirements-test.txt
 	$(PY) -m pip install --quiet -r requirements-test.txt
 	touch $(TESTING)
 
-# Two workers, each taking whole files (a file's module fixtures are built once):
-# the tests keep about one core busy each, and the suite takes 15 instead of
+# Two workers, each taking whole files (a file's module fixtures are built once;
+# the serving session fixture's tests are all in one file for the same reason):
+# the tests keep about one core busy each, and the suite takes 13.5 instead of
 # 26 minutes on the 2-core AVX2 machine. A plain `pytest` runs it in one process.
 test: $(TESTING)
 	$(PY) -m pytest -q -n 2 --dist loadfile

@@ -6,10 +6,16 @@ client sent raw strings to SavedModels whose checkpoints and vocabularies
 were deleted. Inputs: empty strings, a text far longer than max_seq_length
 (truncated to it), non-ASCII text, pairs, and batches of mixed lengths.
 An encoder exported from all-MiniLM-L6-v2's HuggingFace folder is also held
-against HuggingFace transformers with its own fast tokenizer.
+against HuggingFace transformers with its own fast tokenizer, and TensorFlow's
+`saved_model_cli` lists what an export offers. (Every test of the session
+fixture `served` is in this file, so `make test`'s pytest-xdist workers,
+which take whole files, build it once.)
 """
 
 import json
+import pathlib
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -168,3 +174,16 @@ def test_metadata_records_what_the_export_was_made_with(served):
         assert config == served.pretrainer.config.to_dict()
     assert outputs["classifier/metadata/labels"].tolist() == LABELS
     assert int(outputs["masked_lm/metadata/top_k"]) == TOP_K
+
+
+def test_saved_model_cli_lists_every_signature(served):
+    cli = pathlib.Path(sys.executable).parent / "saved_model_cli"
+    shown = subprocess.run([str(cli), "show", "--dir", str(served.exports["classifier"]),
+                            "--all"], capture_output=True, text=True, timeout=300)
+    assert shown.returncode == 0, shown.stderr[-2000:]
+    for signature in ("serving_default", "pairs", "metadata"):
+        assert f"signature_def['{signature}']" in shown.stdout
+    for name in ("text", "text_a", "text_b"):
+        assert f"inputs['{name}'] tensor_info:" in shown.stdout
+    for name in ("probabilities", "logits", "label", "label_id", "labels", "bert_config"):
+        assert f"outputs['{name}'] tensor_info:" in shown.stdout
