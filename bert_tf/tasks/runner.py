@@ -50,6 +50,10 @@ def read_splits(task, options):
 
 def build_trainer(task, options, strategy, train_steps):
     """Builds the task's model and a `Trainer`, resumed from `output_dir` or initialised."""
+    slow_precision = precision.bfloat16_emulation_note(options.mixed_precision,
+                                                       strategy.extended.worker_devices)
+    if slow_precision:
+        logging.warning(slow_precision)
     with precision.dtype_policy(options.mixed_precision), strategy.scope():
         model = task.build_model()
         optimizer = create_optimizer(

@@ -13,6 +13,7 @@ import tensorflow as tf
 from bert_tf.config import BertConfig
 from bert_tf.modeling.pretrainer import BertPretrainer
 from bert_tf.training.init_checkpoint import initialize_from_checkpoint
+from bert_tf.training.precision import bfloat16_emulation_note
 from tests_shared import shared_path
 from training.pretraining_runs import TINY_CONFIG, environment, pretraining_command
 
@@ -69,6 +70,12 @@ def test_progress_lines_and_eval_results(resumed_run):
                              "next_sentence_accuracy", "next_sentence_loss"]
     assert results["global_step"] == str(STEPS)
     assert 0 < float(results["masked_lm_loss"]) < float(results["loss"])
+
+
+def test_mixed_bfloat16_warns_exactly_where_the_cpu_emulates_it(resumed_run):
+    stderr = resumed_run["result"].stderr
+    emulated = bfloat16_emulation_note("mixed_bfloat16", ["/device:CPU:0"]) is not None
+    assert ("on a CPU without bfloat16 instructions" in stderr) == emulated, stderr[-3000:]
 
 
 def test_final_model_is_an_original_release_folder(resumed_run):
