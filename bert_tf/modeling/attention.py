@@ -6,6 +6,7 @@ import keras
 from keras import ops
 
 from bert_tf.modeling.dropout import Dropout
+from bert_tf.modeling.token_dense import TokenDense
 
 
 @keras.saving.register_keras_serializable(package="bert_tf")
@@ -45,7 +46,7 @@ class SelfAttention(keras.layers.Layer):
         width = num_heads * head_size
 
         def projection(name):
-            return keras.layers.Dense(
+            return TokenDense(
                 width, name=name, dtype=self.dtype_policy,
                 kernel_initializer=keras.initializers.TruncatedNormal(stddev=initializer_range))
 

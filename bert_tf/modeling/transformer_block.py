@@ -6,6 +6,7 @@ from bert_tf.modeling.activations import get_activation
 from bert_tf.modeling.attention import SelfAttention
 from bert_tf.modeling.dropout import Dropout
 from bert_tf.modeling.fused_activation import get_training_activation
+from bert_tf.modeling.token_dense import TokenDense
 
 
 @keras.saving.register_keras_serializable(package="bert_tf")
@@ -54,7 +55,7 @@ class TransformerBlock(keras.layers.Layer):
         policy = self.dtype_policy
 
         def dense(units, name, activation=None):
-            return keras.layers.Dense(
+            return TokenDense(
                 units, activation=activation, name=name, dtype=policy,
                 kernel_initializer=keras.initializers.TruncatedNormal(
                     stddev=self.initializer_range))
