@@ -4,7 +4,8 @@ Two choices depend on them: whether bfloat16 is computed at speed
 (`training/precision.py`) and whether a dense layer's kernel gradient is
 faster as an XLA dot (`modeling/token_dense.py`). Linux lists the flags in
 `/proc/cpuinfo`; elsewhere they are unknown (None), and callers keep
-their default.
+their default. Each file is read once per process: every dense layer of
+an encoder asks when it is built.
 
 Example:
 
@@ -16,7 +17,10 @@ Example:
 ['avx2', 'fma', 'fpu']
 """
 
+import functools
 
+
+@functools.cache
 def cpu_flags(cpuinfo="/proc/cpuinfo"):
     """The flags of every `flags` line of `cpuinfo`, as a frozenset; None if unreadable."""
     try:

@@ -1,4 +1,4 @@
-"""Helpers shared by tests: the shared data folder, tiny random encoder inputs."""
+"""Helpers shared by tests: the shared data folder, tiny random encoder inputs, CPU flags files."""
 
 import os
 import pathlib
@@ -63,4 +63,16 @@ def write_tiny_bert_config(path, vocab_size=30522, **overrides):
                   attention_probs_dropout_prob=0.1, initializer_range=0.02)
     config.update(overrides)
     pathlib.Path(path).write_text(json.dumps(config))
+    return str(path)
+
+
+def write_cpuinfo(folder, flags, cpus=2):
+    """A new /proc/cpuinfo-style file in `folder`, `cpus` blocks with `flags`; returns its path.
+
+    Each call writes a file of its own name, since `cpu_features.cpu_flags`
+    reads a path once per process.
+    """
+    path = pathlib.Path(folder) / f"cpuinfo-{len(list(pathlib.Path(folder).glob('cpuinfo-*')))}"
+    path.write_text("".join(f"processor\t: {i}\nmodel name\t: Some CPU\nflags\t\t: {flags}\n\n"
+                            for i in range(cpus)))
     return str(path)

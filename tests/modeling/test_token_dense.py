@@ -6,6 +6,7 @@ import tensorflow as tf
 import torch
 
 from bert_tf.modeling.token_dense import TokenDense, xla_kernel_gradient_is_faster
+from tests_shared import write_cpuinfo
 from training.tiny_training import dataset_fn, make_trainer
 
 UNITS_IN, UNITS_OUT = 24, 40
@@ -17,12 +18,6 @@ def _layer(xla_kernel_gradient):
     layer.build((None, None, UNITS_IN))
     layer.xla_kernel_gradient = xla_kernel_gradient
     return layer
-
-
-def _cpuinfo(tmp_path, flags):
-    path = tmp_path / "cpuinfo"
-    path.write_text(f"processor\t: 0\nflags\t\t: {flags}\n\nprocessor\t: 1\nflags\t\t: {flags}\n")
-    return str(path)
 
 
 @pytest.mark.parametrize("xla_kernel_gradient", [True, False])
@@ -69,13 +64,13 @@ def test_only_training_calls_of_a_chosen_layer_compile_the_kernel_gradient():
 
 
 def test_the_choice_follows_the_measurements(tmp_path):
-    avx2 = _cpuinfo(tmp_path, "fpu sse2 avx avx2 fma")
+    avx2 = write_cpuinfo(tmp_path, "fpu sse2 avx avx2 fma")
     cpu_only = not tf.config.list_logical_devices("GPU")
     assert xla_kernel_gradient_is_faster((256, 1024), avx2) == cpu_only
     assert xla_kernel_gradient_is_faster((512, 512), avx2) == cpu_only
     # Wider kernels, AVX-512 CPUs, and machines whose CPU cannot be read keep TensorFlow's.
     assert not xla_kernel_gradient_is_faster((512, 2048), avx2)
-    assert not xla_kernel_gradient_is_faster((256, 1024), _cpuinfo(tmp_path, "avx2 avx512f"))
+    assert not xla_kernel_gradient_is_faster((256, 1024), write_cpuinfo(tmp_path, "avx2 avx512f"))
     assert not xla_kernel_gradient_is_faster((256, 1024), str(tmp_path / "missing"))
 
 

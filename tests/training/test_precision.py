@@ -3,20 +3,13 @@
 import pathlib
 
 from bert_tf.training.precision import bfloat16_emulation_note
+from tests_shared import write_cpuinfo
 
 CPU = ["/job:localhost/replica:0/task:0/device:CPU:0"]
 
 
-def _cpuinfo(tmp_path, *flag_lines):
-    """A /proc/cpuinfo-style file: one block per CPU, each with its flags line."""
-    path = tmp_path / "cpuinfo"
-    path.write_text("".join(f"processor\t: {i}\nmodel name\t: Some CPU\nflags\t\t: {flags}\n\n"
-                            for i, flags in enumerate(flag_lines)))
-    return str(path)
-
-
 def test_a_cpu_without_bfloat16_instructions_gets_the_note(tmp_path):
-    avx2_only = _cpuinfo(tmp_path, "fpu sse2 avx avx2 fma", "fpu sse2 avx avx2 fma")
+    avx2_only = write_cpuinfo(tmp_path, "fpu sse2 avx avx2 fma")
     note = bfloat16_emulation_note("mixed_bfloat16", CPU, avx2_only)
     assert note.startswith("--mixed_precision=mixed_bfloat16 on a CPU without bfloat16 ")
     assert "avx512_bf16 or amx_bf16 in " + avx2_only in note
@@ -24,8 +17,9 @@ def test_a_cpu_without_bfloat16_instructions_gets_the_note(tmp_path):
 
 def test_bfloat16_instructions_float_policies_and_accelerators_get_none(tmp_path):
     for flags in ("avx2 avx512f avx512_bf16", "avx2 amx_tile amx_bf16 amx_int8"):
-        assert bfloat16_emulation_note("mixed_bfloat16", CPU, _cpuinfo(tmp_path, flags)) is None
-    avx2_only = _cpuinfo(tmp_path, "avx2")
+        with_bfloat16 = write_cpuinfo(tmp_path, flags)
+        assert bfloat16_emulation_note("mixed_bfloat16", CPU, with_bfloat16) is None
+    avx2_only = write_cpuinfo(tmp_path, "avx2")
     for policy in ("float32", "mixed_float16"):
         assert bfloat16_emulation_note(policy, CPU, avx2_only) is None
     for device in ("/device:GPU:0", "/job:worker/replica:0/task:0/device:TPU:3"):
