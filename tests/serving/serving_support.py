@@ -84,3 +84,12 @@ def assert_compiled_answers_equal(outputs, plain, compiled, tolerance=1e-5):
             np.testing.assert_allclose(got, expected, atol=tolerance, err_msg=name)
         else:
             np.testing.assert_array_equal(got, expected, err_msg=name)
+
+
+def saved_model_cli_show(export_dir):
+    """What TensorFlow's `saved_model_cli show --all` prints for `export_dir` (it must succeed)."""
+    cli = pathlib.Path(sys.executable).parent / "saved_model_cli"
+    shown = subprocess.run([str(cli), "show", "--dir", str(export_dir), "--all"],
+                           capture_output=True, text=True, timeout=300)
+    assert shown.returncode == 0, shown.stderr[-2000:]
+    return shown.stdout

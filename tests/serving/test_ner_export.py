@@ -13,10 +13,7 @@ them in the text, tags them with the same model through
 entities with `entity_metrics.entities` (the conlleval rules).
 """
 
-import pathlib
 import shutil
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -25,7 +22,8 @@ from bert_tf import serving
 from bert_tf.tasks import conll_data, tagging_features
 from bert_tf.tasks.entity_metrics import entities
 from bert_tf.tokenization import BasicTokenizer, FullTokenizer
-from serving_support import TINY_CONFIG, assert_compiled_answers_equal, perturbed, run_client
+from serving_support import (TINY_CONFIG, assert_compiled_answers_equal, perturbed,
+                             run_client, saved_model_cli_show)
 from tests_shared import shared_path
 
 MAX_SEQ_LENGTH = 40
@@ -190,16 +188,13 @@ def test_metadata(ner):
 
 
 def test_saved_model_cli_lists_the_signature(ner):
-    cli = pathlib.Path(sys.executable).parent / "saved_model_cli"
-    shown = subprocess.run([str(cli), "show", "--dir", str(ner[1]), "--all"],
-                           capture_output=True, text=True, timeout=300)
-    assert shown.returncode == 0, shown.stderr[-2000:]
-    assert "signature_def['serving_default']" in shown.stdout
-    assert "signature_def['pairs']" not in shown.stdout
-    assert "inputs['text'] tensor_info:" in shown.stdout
+    shown = saved_model_cli_show(ner[1])
+    assert "signature_def['serving_default']" in shown
+    assert "signature_def['pairs']" not in shown
+    assert "inputs['text'] tensor_info:" in shown
     for name in ("entity_type", "entity_start", "entity_end", "entity_text", "num_entities",
                  "truncated", "labels"):
-        assert f"outputs['{name}'] tensor_info:" in shown.stdout
+        assert f"outputs['{name}'] tensor_info:" in shown
 
 
 def test_labels_must_be_bio_tags(tmp_path, uncased_vocab_file):

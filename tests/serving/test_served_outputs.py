@@ -13,9 +13,6 @@ which take whole files, build it once.)
 """
 
 import json
-import pathlib
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -23,7 +20,8 @@ import pytest
 from bert_tf.tasks.packing import pack_tokens, stack_inputs
 from bert_tf.tokenization import FullTokenizer
 from serving_support import (HF_TEXTS, LABELS, MASKED, MASKED_A, MASKED_B, MAX_SEQ_LENGTH,
-                             TEXTS, TEXTS_A, TEXTS_B, TOP_K, assert_compiled_answers_equal)
+                             TEXTS, TEXTS_A, TEXTS_B, TOP_K, assert_compiled_answers_equal,
+                             saved_model_cli_show)
 
 TOLERANCE = 1e-5
 
@@ -177,13 +175,10 @@ def test_metadata_records_what_the_export_was_made_with(served):
 
 
 def test_saved_model_cli_lists_every_signature(served):
-    cli = pathlib.Path(sys.executable).parent / "saved_model_cli"
-    shown = subprocess.run([str(cli), "show", "--dir", str(served.exports["classifier"]),
-                            "--all"], capture_output=True, text=True, timeout=300)
-    assert shown.returncode == 0, shown.stderr[-2000:]
+    shown = saved_model_cli_show(served.exports["classifier"])
     for signature in ("serving_default", "pairs", "metadata"):
-        assert f"signature_def['{signature}']" in shown.stdout
+        assert f"signature_def['{signature}']" in shown
     for name in ("text", "text_a", "text_b"):
-        assert f"inputs['{name}'] tensor_info:" in shown.stdout
+        assert f"inputs['{name}'] tensor_info:" in shown
     for name in ("probabilities", "logits", "label", "label_id", "labels", "bert_config"):
-        assert f"outputs['{name}'] tensor_info:" in shown.stdout
+        assert f"outputs['{name}'] tensor_info:" in shown

@@ -16,10 +16,7 @@ on logits whose non-context positions are masked, and the exhaustive one
 
 import gzip
 import json
-import pathlib
 import shutil
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -29,7 +26,8 @@ from bert_tf import serving
 from bert_tf.tasks import squad_features, squad_postprocessing
 from bert_tf.tasks.squad_data import SquadExample, split_words
 from bert_tf.tokenization import FullTokenizer
-from serving_support import TINY_CONFIG, assert_compiled_answers_equal, perturbed, run_client
+from serving_support import (TINY_CONFIG, assert_compiled_answers_equal, perturbed,
+                             run_client, saved_model_cli_show)
 from tests_shared import shared_path
 
 MAX_SEQ_LENGTH = 48
@@ -233,17 +231,14 @@ def test_mismatched_lengths_fail_clearly(loaded_v1):
 
 
 def test_saved_model_cli_lists_the_signatures(span_qa):
-    cli = pathlib.Path(sys.executable).parent / "saved_model_cli"
-    shown = subprocess.run([str(cli), "show", "--dir", str(span_qa[1]["v2"]), "--all"],
-                           capture_output=True, text=True, timeout=300)
-    assert shown.returncode == 0, shown.stderr[-2000:]
-    assert "signature_def['serving_default']" in shown.stdout
-    assert "signature_def['metadata']" in shown.stdout
-    assert "signature_def['pairs']" not in shown.stdout
+    shown = saved_model_cli_show(span_qa[1]["v2"])
+    assert "signature_def['serving_default']" in shown
+    assert "signature_def['metadata']" in shown
+    assert "signature_def['pairs']" not in shown
     for name in ("question", "context"):
-        assert f"inputs['{name}'] tensor_info:" in shown.stdout
+        assert f"inputs['{name}'] tensor_info:" in shown
     for name in ("answer", "start", "end", "score", "null_score_diff", "doc_stride"):
-        assert f"outputs['{name}'] tensor_info:" in shown.stdout
+        assert f"outputs['{name}'] tensor_info:" in shown
 
 
 def test_invalid_utf8_is_dropped_before_offsets_count(loaded_v1):
