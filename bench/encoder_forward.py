@@ -8,6 +8,11 @@ dimensions and fresh random weights:
 * keras-hub: `keras_hub.models.BertBackbone`, the same two ways;
 * HuggingFace `transformers.BertModel` on PyTorch under `torch.no_grad()`.
 
+`--mixed_precision=mixed_bfloat16` builds ours and keras-hub under that
+Keras policy (float32 weights, bfloat16 matmuls) and runs HF under
+`torch.autocast("cpu", torch.bfloat16)`; "% peak" is then of the best
+bfloat16 matmul rate.
+
 All run in inference mode (no dropout) on one batch of random token ids.
 After the warm-up calls (tracing, compilation), the timed calls go round
 robin over the implementations, so load from other processes on a shared
@@ -23,7 +28,7 @@ got. Once per size it also prints how far our XLA output is from our plain
 Example (a quick run; the documented table uses the defaults):
 
     TF_CPP_MIN_LOG_LEVEL=2 .venv/bin/python bench/encoder_forward.py \
-        --sizes=mini --iterations=2 --warmup=1
+        --sizes=mini --iterations=2 --warmup=1 [--mixed_precision=mixed_bfloat16]
 """
 
 import os
@@ -42,11 +47,13 @@ import transformers  # noqa: E402
 
 from bert_tf.config import NAMED_SIZES, BertConfig  # noqa: E402
 from bert_tf.modeling import BertEncoder  # noqa: E402
+from bert_tf.training import precision  # noqa: E402
 import matmul_flops  # noqa: E402
 from peer_models import hf_bert_config, keras_hub_backbone  # noqa: E402
 from matmul_peak import define_peak_flags  # noqa: E402
 from round_robin import (define_choices_flag, define_threads_flag,  # noqa: E402
                          time_round_robin, use_threads)
+from step_runners import autocast  # noqa: E402
 from timing_table import BenchRun, TimedRow, markdown_table  # noqa: E402
 
 IMPLEMENTATIONS = ("ours", "keras_hub", "hf")
@@ -58,6 +65,9 @@ flags.DEFINE_integer("batch_size", 32, "Sequences per forward pass.", lower_boun
 flags.DEFINE_integer("seq_length", 128, "Tokens per sequence.", lower_bound=1, upper_bound=512)
 flags.DEFINE_integer("iterations", 3, "Timed forward passes per implementation.", lower_bound=1)
 flags.DEFINE_integer("warmup", 1, "Untimed forward passes first (tracing, XLA).", lower_bound=0)
+flags.DEFINE_enum("mixed_precision", "float32", ["float32", "mixed_bfloat16"],
+                  "float32, or ours and keras-hub under mixed_bfloat16 and HF under bfloat16 "
+                  "autocast.")
 define_threads_flag()
 define_peak_flags()
 
@@ -79,7 +89,7 @@ def keras_runners(name, model, features):
 
     def forward(inputs):
         outputs = model(inputs, training=False)
-        return outputs["sequence_output"], outputs["pooled_output"]
+        return [tf.cast(outputs[name], tf.float32) for name in ("sequence_output", "pooled_output")]
 
     def runner(jit):
         compiled = tf.function(forward, jit_compile=jit, autograph=False)
@@ -90,12 +100,13 @@ def keras_runners(name, model, features):
 
 def our_runners(config, inputs):
     """Our `BertEncoder`; both runners share one set of weights."""
-    return keras_runners("ours", BertEncoder(config), inputs)
+    with precision.dtype_policy(FLAGS.mixed_precision):
+        return keras_runners("ours", BertEncoder(config), inputs)
 
 
 def keras_hub_runners(config, inputs):
     """keras-hub's `BertBackbone` with the same dimensions."""
-    backbone = keras_hub_backbone(config)
+    backbone = keras_hub_backbone(config, dtype=FLAGS.mixed_precision)
     features = {"token_ids": inputs["input_ids"], "segment_ids": inputs["segment_ids"],
                 "padding_mask": inputs["input_mask"]}
     return keras_runners("keras_hub", backbone, features)
@@ -108,10 +119,12 @@ def hf_runners(config, inputs):
                "attention_mask": torch.from_numpy(inputs["input_mask"]).long(),
                "token_type_ids": torch.from_numpy(inputs["segment_ids"]).long()}
 
+    autocast_dtype = torch.bfloat16 if FLAGS.mixed_precision == "mixed_bfloat16" else None
+
     def run():
-        with torch.no_grad():
+        with torch.no_grad(), autocast(autocast_dtype):
             outputs = model(**tensors)
-        return [outputs.last_hidden_state.numpy(), outputs.pooler_output.numpy()]
+        return [outputs.last_hidden_state.float().numpy(), outputs.pooler_output.float().numpy()]
 
     return {("hf", False): run}
 
@@ -123,7 +136,7 @@ def max_abs_diff(first, second):
     return max(float(np.max(np.abs(a - b))) for a, b in zip(first, second))
 
 
-def time_sizes(sizes, implementations, batch, length, warmup, iterations):
+def time_sizes(sizes, implementations, batch, length, warmup, iterations, dtype):
     """Times every implementation on every size.
 
     Returns `TimedRow`s labelled (size, implementation, jit) and, per size,
@@ -139,7 +152,7 @@ def time_sizes(sizes, implementations, batch, length, warmup, iterations):
             runners.update(BUILDERS[name](config, inputs))
         times, outputs = time_round_robin(runners, warmup, iterations)
         flops = matmul_flops.encoder_forward(config, batch, length)
-        rows += [TimedRow((size, name, "yes" if jit else "no"), samples, batch, flops)
+        rows += [TimedRow((size, name, "yes" if jit else "no"), samples, batch, flops, dtype)
                  for (name, jit), samples in times.items()]
         if ("ours", True) in outputs:
             diffs[size] = max_abs_diff(outputs[("ours", False)], outputs[("ours", True)])
@@ -150,10 +163,12 @@ def main(argv):
     del argv
     use_threads(FLAGS.threads)
     batch, length = FLAGS.batch_size, FLAGS.seq_length
-    with BenchRun(FLAGS.threads, ["float32"], FLAGS.peak_sizes) as run:
+    dtype = "bfloat16" if FLAGS.mixed_precision == "mixed_bfloat16" else "float32"
+    with BenchRun(FLAGS.threads, [dtype], FLAGS.peak_sizes) as run:
         rows, diffs = time_sizes(FLAGS.sizes, FLAGS.implementations, batch, length,
-                                 FLAGS.warmup, FLAGS.iterations)
-    print(run.header(f"encoder forward pass, batch {batch} x seq {length}, no dropout; "
+                                 FLAGS.warmup, FLAGS.iterations, dtype)
+    print(run.header(f"encoder forward pass in {FLAGS.mixed_precision}, batch {batch} x seq "
+                     f"{length}, no dropout; "
                      f"{FLAGS.warmup} warm-up + {FLAGS.iterations} timed calls each, "
                      "round robin"))
     print(markdown_table(("size", "implementation", "XLA"), rows, FLAGS.threads, run.peaks))

@@ -19,10 +19,13 @@ def hf_bert_config(config, **more):
         type_vocab_size=config.type_vocab_size, layer_norm_eps=1e-12, **more)
 
 
-def keras_hub_backbone(config):
-    """A fresh `keras_hub.models.BertBackbone` of `config`'s dimensions."""
+def keras_hub_backbone(config, dtype=None):
+    """A fresh `keras_hub.models.BertBackbone` of `config`'s dimensions.
+
+    `dtype`: a Keras dtype policy name ("mixed_bfloat16"); None: the global policy.
+    """
     return keras_hub.models.BertBackbone(
         vocabulary_size=config.vocab_size, num_layers=config.num_hidden_layers,
         num_heads=config.num_attention_heads, hidden_dim=config.hidden_size,
         intermediate_dim=config.intermediate_size,
-        max_sequence_length=config.max_position_embeddings, num_segments=config.type_vocab_size)
+        max_sequence_length=config.max_position_embeddings, num_segments=config.type_vocab_size, dtype=dtype)

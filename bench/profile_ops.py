@@ -13,7 +13,8 @@ shows) and sums the time of every executed op by op type:
 Times are summed over the threads that ran the ops, so they add up to more
 than the wall clock on 2 cores; the shares are what matter. With
 `--jit_compile` XLA runs the model as one cluster and only the ops outside
-it (the optimizer update) keep their names.
+it (the optimizer update) keep their names. `--mixed_precision` builds the
+model under that Keras policy (`mixed_bfloat16`: bfloat16 matmuls).
 
     TF_CPP_MIN_LOG_LEVEL=2 .venv/bin/python bench/profile_ops.py --work=pretraining --size=mini
 """
@@ -40,6 +41,7 @@ from bert_tf.modeling.classifier import build_classifier  # noqa: E402
 from bert_tf.modeling.pretrainer import BertPretrainer  # noqa: E402
 from bert_tf.tasks.losses import classification_objective  # noqa: E402
 from bert_tf.tasks.pretraining_objective import pretraining_objective  # noqa: E402
+from bert_tf.training import precision  # noqa: E402
 from bert_tf.training.optimization import create_optimizer  # noqa: E402
 from bert_tf.training.trainer import Trainer  # noqa: E402
 
@@ -53,6 +55,8 @@ FLAGS = flags.FLAGS
 flags.DEFINE_enum("work", "pretraining", ["forward", "pretraining", "finetune"], "What to profile.")
 flags.DEFINE_string("size", "mini", "Named size for forward and pretraining (finetune: MiniLM).")
 flags.DEFINE_bool("jit_compile", False, "XLA-compile the model.")
+flags.DEFINE_enum("mixed_precision", "float32", list(precision.POLICIES),
+                  "The Keras dtype policy the model is built under.")
 flags.DEFINE_integer("steps", 3, "Profiled calls (after two untimed ones).", lower_bound=1)
 flags.DEFINE_integer("top", 20, "Op types to list.", lower_bound=1)
 
@@ -114,7 +118,8 @@ def op_times(logdir):
 
 def main(argv):
     del argv
-    call = work_call()
+    with precision.dtype_policy(FLAGS.mixed_precision):
+        call = work_call()
     call(), call()
     start = time.perf_counter()
     for _ in range(FLAGS.steps):
@@ -128,7 +133,8 @@ def main(argv):
     times = op_times(logdir)
     total = sum(times.values())
     size = "MiniLM" if FLAGS.work == "finetune" else FLAGS.size
-    print(f"{FLAGS.work}, {size}, XLA {'on' if FLAGS.jit_compile else 'off'}: "
+    print(f"{FLAGS.work}, {size}, {FLAGS.mixed_precision}, "
+          f"XLA {'on' if FLAGS.jit_compile else 'off'}: "
           f"{1000 * wall:.0f} ms per call unprofiled; op time {total / FLAGS.steps:.0f} ms "
           "per call, summed over threads\n")
     print("| op type | ms per call | share |")

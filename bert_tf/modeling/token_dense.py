@@ -1,28 +1,40 @@
-"""The encoder's dense layers, with the kernel gradient as one XLA dot where that is faster.
+"""The encoder's dense layers, each computed the way measured fastest on the machine.
 
-A dense layer over every token of a batch has the kernel gradient
-`x^T @ dy`, a product of `[B*T, in]` transposed with `[B*T, out]`. With
-oneDNN on a CPU without AVX-512, TensorFlow ran that layout at 40-60% of
-the machine's matmul peak at BERT-Mini widths, and XLA's dot ran it
+Two choices, both made per machine when a layer is built; neither changes
+the weights, their names or what is computed beyond float rounding.
+
+Training: a dense layer over every token of a batch has the kernel
+gradient `x^T @ dy`, a product of `[B*T, in]` transposed with `[B*T, out]`.
+With oneDNN on a CPU without AVX-512, TensorFlow ran that layout at 40-60%
+of the machine's matmul peak at BERT-Mini widths, and XLA's dot ran it
 1.4-1.7x faster (docs/PERFORMANCE.md: on the 2-core AVX2 machine, 4096
 tokens, `[256, 1024]` kernel 35.1 -> 21.0 ms, `[1024, 256]` 33.5 -> 23.8 ms);
 the Mini pretraining step got 1.06x-1.07x faster. Kernels larger than
-`[512, 512]` were level or slower there, and on AVX-512 CPUs, where oneDNN
-has its fast kernels, it was not measured: both keep TensorFlow's gradient.
+`[512, 512]` were level or slower there, and AVX-512 CPUs keep TensorFlow's
+gradient (`xla_kernel_gradient_is_faster`).
 
-`TokenDense` is a `keras.layers.Dense`: the same weights, names and
-checkpoints. Only training calls of a layer whose kernel has at most
-`XLA_KERNEL_GRADIENT_MAX_SIZE` entries, on the TensorFlow backend, on a
-CPU-only machine whose CPU lacks `avx512f`, take the custom gradient; the
-forward product is Keras' own either way, and inference graphs (so
-exported SavedModels) never hold XLA.
+Inference: Keras multiplies `[B, T, in]` by the kernel as a tensordot and
+adds the bias and the activation as separate passes over the output. As
+one `[B*T, in]` matmul followed by `tf.nn.bias_add` and TensorFlow's own
+activation op, TensorFlow's graph optimizer fuses all three into one
+oneDNN kernel. Where that wins (`fused_inference_is_faster`): on a CPU in
+bfloat16, whose element-wise ops TensorFlow runs far slower than in
+float32 (Base forward pass 1.5x faster on the Intel AMX machine), and in
+float32 on CPUs with AMX (1.1-1.2x there); on the AMD AVX-512 and Intel
+Cascade Lake machines the fused float32 kernel was the slower one.
+
+`TokenDense` is a `keras.layers.Dense` plus `hidden_act`, a
+`bert_config.json` activation name applied after the bias: training calls
+take its XLA-fused form (`fused_activation.py`). Only the TensorFlow
+backend makes either choice; other backends run Keras' Dense and the
+plain activation. Exported inference graphs hold no XLA either way.
 
 Example:
 
 >>> import numpy as np
->>> layer = TokenDense(3)
+>>> layer = TokenDense(3, hidden_act="gelu")
 >>> x = np.ones((2, 4, 5), "float32")
->>> bool(np.allclose(layer(x, training=True), layer(x, training=False)))
+>>> bool(np.allclose(layer(x, training=True), layer(x, training=False), atol=1e-6))
 True
 """
 
@@ -32,8 +44,21 @@ import keras
 import tensorflow as tf
 
 from bert_tf.cpu_features import cpu_flags
+from bert_tf.modeling.activations import get_activation
+from bert_tf.modeling.fused_activation import get_training_activation
 
 XLA_KERNEL_GRADIENT_MAX_SIZE = 512 * 512
+# TensorFlow's ops for the config's activations, in the forms its optimizer fuses into a matmul.
+FUSABLE_ACTIVATIONS = {
+    "gelu": lambda x: tf.nn.gelu(x, approximate=True),
+    "gelu_exact": lambda x: tf.nn.gelu(x, approximate=False),
+    "relu": tf.nn.relu,
+}
+
+
+def _cpu_only_tensorflow():
+    return keras.backend.backend() == "tensorflow" and not (
+        tf.config.list_logical_devices("GPU") or tf.config.list_logical_devices("TPU"))
 
 
 def xla_kernel_gradient_is_faster(kernel_shape, cpuinfo="/proc/cpuinfo"):
@@ -43,39 +68,79 @@ def xla_kernel_gradient_is_faster(kernel_shape, cpuinfo="/proc/cpuinfo"):
     False
     """
     units_in, units_out = kernel_shape
-    if keras.backend.backend() != "tensorflow" or units_in * units_out > (
-            XLA_KERNEL_GRADIENT_MAX_SIZE):
-        return False
-    if tf.config.list_logical_devices("GPU") or tf.config.list_logical_devices("TPU"):
+    if units_in * units_out > XLA_KERNEL_GRADIENT_MAX_SIZE or not _cpu_only_tensorflow():
         return False
     flags = cpu_flags(cpuinfo)
     return flags is not None and "avx512f" not in flags
 
 
+def fused_inference_is_faster(compute_dtype, cpuinfo="/proc/cpuinfo"):
+    """Whether inference calls run as one matmul that TensorFlow fuses with bias and activation.
+
+    >>> fused_inference_is_faster("bfloat16")
+    True
+    """
+    if not _cpu_only_tensorflow():
+        return False
+    if compute_dtype == "bfloat16":
+        return True
+    flags = cpu_flags(cpuinfo)
+    return flags is not None and "amx_tile" in flags
+
+
 @keras.saving.register_keras_serializable(package="bert_tf")
 class TokenDense(keras.layers.Dense):
-    """`keras.layers.Dense` over `[batch, length, width]`, its kernel gradient picked per machine.
+    """`keras.layers.Dense` over `[batch, length, width]`, computed as measured fastest.
 
     Args:
         units: output width.
+        hidden_act: a `bert_config.json` activation name ("gelu", "relu", ...)
+            applied after the bias; None for none.
         **kwargs: `keras.layers.Dense`'s.
     """
+
+    def __init__(self, units, hidden_act=None, **kwargs):
+        super().__init__(units, **kwargs)
+        self.hidden_act = hidden_act
 
     def build(self, input_shape):
         super().build(input_shape)
         self.xla_kernel_gradient = xla_kernel_gradient_is_faster(tuple(self.kernel.shape))
+        self.fused_inference = fused_inference_is_faster(self.compute_dtype)
 
     def call(self, inputs, training=None):
-        if not (training and self.xla_kernel_gradient and len(inputs.shape) == 3) or (
-                self.lora_enabled or self.quantization_mode):
-            return super().call(inputs, training=training)
-        outputs = _product_with_xla_kernel_gradient(
-            inputs, keras.ops.cast(self.kernel, self.compute_dtype))
+        plain = self.lora_enabled or self.quantization_mode or len(inputs.shape) != 3
+        if not training and self.fused_inference and not plain:
+            return self._fused_inference(inputs)
+        if training and self.xla_kernel_gradient and not plain:
+            outputs = _product_with_xla_kernel_gradient(
+                inputs, keras.ops.cast(self.kernel, self.compute_dtype))
+            if self.bias is not None:
+                outputs = keras.ops.add(outputs, self.bias)
+            outputs = self.activation(outputs)  # Keras' Dense activation: linear unless given
+        else:
+            outputs = super().call(inputs, training=training)
+        if self.hidden_act is None:
+            return outputs
+        if training:
+            return get_training_activation(self.hidden_act)(outputs)
+        return get_activation(self.hidden_act)(outputs)
+
+    def _fused_inference(self, inputs):
+        """`[B*T, in] @ kernel`, `bias_add`, activation: what TensorFlow fuses into one kernel."""
+        rows = tf.matmul(tf.reshape(inputs, [-1, inputs.shape[-1]]),
+                         tf.cast(self.kernel, self.compute_dtype))
         if self.bias is not None:
-            outputs = keras.ops.add(outputs, self.bias)
-        if self.activation is not None:
-            outputs = self.activation(outputs)
-        return outputs
+            rows = tf.nn.bias_add(rows, tf.cast(self.bias, self.compute_dtype))
+        rows = self.activation(rows)  # Keras' Dense activation: linear unless given
+        if self.hidden_act is not None:
+            rows = FUSABLE_ACTIVATIONS.get(self.hidden_act, get_activation(self.hidden_act))(rows)
+        return tf.reshape(rows, tf.concat([tf.shape(inputs)[:-1], [self.units]], axis=0))
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(hidden_act=self.hidden_act)
+        return config
 
 
 @functools.cache

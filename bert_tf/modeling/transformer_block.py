@@ -2,10 +2,8 @@
 
 import keras
 
-from bert_tf.modeling.activations import get_activation
 from bert_tf.modeling.attention import SelfAttention
 from bert_tf.modeling.dropout import Dropout
-from bert_tf.modeling.fused_activation import get_training_activation
 from bert_tf.modeling.token_dense import TokenDense
 
 
@@ -54,9 +52,9 @@ class TransformerBlock(keras.layers.Layer):
                              f"num_heads {self.num_heads}")
         policy = self.dtype_policy
 
-        def dense(units, name, activation=None):
+        def dense(units, name, hidden_act=None):
             return TokenDense(
-                units, activation=activation, name=name, dtype=policy,
+                units, hidden_act=hidden_act, name=name, dtype=policy,
                 kernel_initializer=keras.initializers.TruncatedNormal(
                     stddev=self.initializer_range))
 
@@ -66,11 +64,7 @@ class TransformerBlock(keras.layers.Layer):
         self.attention_output = dense(hidden_size, "attention_output")
         self.attention_layer_norm = keras.layers.LayerNormalization(
             epsilon=1e-12, dtype=policy, name="attention_layer_norm")
-        # The activation is applied in `call`: training calls take the
-        # XLA-fused one, inference the plain one (fused_activation.py).
-        self.intermediate = dense(self.intermediate_size, "intermediate")
-        self.activation = get_activation(self.hidden_act)
-        self.training_activation = get_training_activation(self.hidden_act)
+        self.intermediate = dense(self.intermediate_size, "intermediate", self.hidden_act)
         self.output_dense = dense(hidden_size, "output_dense")
         self.output_layer_norm = keras.layers.LayerNormalization(
             epsilon=1e-12, dtype=policy, name="output_layer_norm")
@@ -88,8 +82,7 @@ class TransformerBlock(keras.layers.Layer):
         attended = self.attention(inputs, attention_bias, training=training)
         attended = self.dropout(self.attention_output(attended), training=training)
         hidden = self.attention_layer_norm(inputs + attended)
-        activation = self.training_activation if training else self.activation
-        expanded = activation(self.intermediate(hidden))
+        expanded = self.intermediate(hidden, training=training)
         expanded = self.dropout(self.output_dense(expanded), training=training)
         return self.output_layer_norm(hidden + expanded)
 

@@ -90,7 +90,8 @@ class LayerFeatures:
 
     def __init__(self, encoder, layer_indexes, jit_compile=None):
         self.layer_indexes = list(layer_indexes)
-        jit_compile = use_xla(jit_compile, encoder.config.hidden_size, training=False)
+        jit_compile = use_xla(jit_compile, encoder.config.hidden_size, training=False,
+                              compute_dtype=encoder.compute_dtype)
 
         def forward(inputs):
             layers = encoder(inputs, training=False)["encoder_outputs"]

@@ -111,7 +111,8 @@ def cached_features(path, make_extractor, columns, batch_size, key):
     # reduce_retracing: the last, shorter batch of a split reuses the trace.
     forward = tf.function(lambda batch: extractor(batch, training=False), autograph=False,
                           reduce_retracing=True,
-                          jit_compile=use_xla(None, encoder_hidden_size(extractor), False))
+                          jit_compile=use_xla(None, encoder_hidden_size(extractor), False,
+                                              extractor.compute_dtype))
     inputs = {name: columns[name] for name in ENCODER_INPUTS}
     row = window = 0
     for batch in batched_columns(inputs, len(lengths), batch_size):

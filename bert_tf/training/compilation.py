@@ -15,29 +15,44 @@ dropout) and removes the per-op overhead. Measured on two 2-core machines
   Mini, Small and MiniLM), not worth its compile time in every run, so it
   stays off unless asked for.
 
+Where the encoder's dense layers run as matmuls that TensorFlow fuses with
+their bias and activation (`modeling.token_dense.fused_inference_is_faster`:
+bfloat16 on any CPU, float32 on CPUs with AMX), inference is not compiled
+either. In bfloat16, XLA:CPU's dots do not use the CPU's bfloat16
+instructions (AMX, `avx512_bf16`) and oneDNN's do: on the Intel AMX machine
+a 2048 x 2048 bfloat16 matmul ran at 293 GFLOP/s with XLA and 1305
+without, and the forward pass in `mixed_bfloat16` took 1.6-2.6x as long
+with XLA (Mini to Base). In float32 there, the fused pass was level with
+XLA at Mini and 1.11x faster at Small.
+
 On a GPU or TPU, inference is compiled (the usual fast path there); training
 follows the flag. `--jit_compile` / `--nojit_compile` override all of this.
 """
 
 import tensorflow as tf
 
+from bert_tf.modeling.token_dense import fused_inference_is_faster
+
 XLA_INFERENCE_MAX_HIDDEN_SIZE = 512
 
 
-def use_xla(requested, hidden_size, training):
+def use_xla(requested, hidden_size, training, compute_dtype="float32",
+            cpuinfo="/proc/cpuinfo"):
     """Whether to XLA-compile a training (or inference) pass of an encoder of `hidden_size`.
 
     Args:
         requested: the user's `--jit_compile` (True/False), or None for the default.
         hidden_size: the encoder's width; None when the model has no `BertEncoder`.
         training: a training step (forward + backward), else a forward pass.
+        compute_dtype: the model's compute dtype ("float32", "bfloat16", ...).
+        cpuinfo: where the CPU's flags are read (`cpu_features.cpu_flags`).
 
     Example (on a CPU):
 
-    >>> use_xla(None, 256, training=False), use_xla(None, 768, training=False)
+    >>> use_xla(None, 768, training=False), use_xla(None, 256, training=True)
+    (False, False)
+    >>> use_xla(True, 768, training=True), use_xla(None, 256, False, compute_dtype="bfloat16")
     (True, False)
-    >>> use_xla(None, 256, training=True), use_xla(True, 768, training=True)
-    (False, True)
     """
     if requested is not None:
         return bool(requested)
@@ -45,7 +60,8 @@ def use_xla(requested, hidden_size, training):
         return False
     if tf.config.list_logical_devices("GPU") or tf.config.list_logical_devices("TPU"):
         return True
-    return hidden_size <= XLA_INFERENCE_MAX_HIDDEN_SIZE
+    return hidden_size <= XLA_INFERENCE_MAX_HIDDEN_SIZE and not fused_inference_is_faster(
+        compute_dtype, cpuinfo)
 
 
 def encoder_hidden_size(model):

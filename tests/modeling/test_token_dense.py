@@ -1,11 +1,14 @@
-"""TokenDense: Keras' Dense with its kernel gradient as an XLA dot on the machines that gain."""
+"""TokenDense: Keras' Dense, its kernel gradient and its inference computed as measured fastest."""
 
+import keras
 import numpy as np
 import pytest
 import tensorflow as tf
 import torch
 
-from bert_tf.modeling.token_dense import TokenDense, xla_kernel_gradient_is_faster
+from bert_tf.modeling.activations import get_activation
+from bert_tf.modeling.token_dense import (TokenDense, fused_inference_is_faster,
+                                          xla_kernel_gradient_is_faster)
 from tests_shared import write_cpuinfo
 from training.tiny_training import dataset_fn, make_trainer
 
@@ -88,3 +91,56 @@ def test_mixed_bfloat16_training_reaches_every_weight_through_the_xla_gradient(t
     assert layers[0].compute_dtype == "bfloat16" and layers[0].kernel.dtype == "float32"
     for start, variable in zip(before, trainer.model.trainable_variables):
         assert not np.array_equal(start, variable.numpy()), variable.path
+
+
+def _fused_and_plain(hidden_act, dtype="float32"):
+    """One set of weights as two layers: TensorFlow's fused inference form and Keras' Dense."""
+    layers = []
+    for fused in (True, False):
+        layer = TokenDense(UNITS_OUT, hidden_act=hidden_act, kernel_initializer="glorot_normal",
+                           bias_initializer="random_normal", dtype=dtype)
+        layer.build((None, None, UNITS_IN))
+        layer.fused_inference = fused
+        layers.append(layer)
+    layers[1].set_weights(layers[0].get_weights())
+    return layers
+
+
+@pytest.mark.parametrize("hidden_act", [None, "gelu", "gelu_exact", "relu", "tanh"])
+def test_fused_inference_computes_what_keras_dense_and_the_activation_compute(hidden_act):
+    fused, plain = _fused_and_plain(hidden_act)
+    inputs = np.random.default_rng(1).standard_normal((3, 7, UNITS_IN)).astype("float32")
+    # Any batch and length: the rows are reshaped back from the inputs' own shape.
+    traced = tf.function(lambda x: fused(x, training=False), input_signature=[
+        tf.TensorSpec((None, None, UNITS_IN), tf.float32)])
+    expected = plain(inputs, training=False).numpy()
+    by_hand = inputs @ plain.kernel.numpy() + plain.bias.numpy()
+    if hidden_act:
+        by_hand = get_activation(hidden_act)(by_hand)
+    np.testing.assert_allclose(expected, by_hand, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(traced(inputs), expected, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(traced(inputs[:1, :4]), expected[:1, :4], rtol=0, atol=1e-5)
+    # Training calls never take it: they are Keras' product and the activation's training form.
+    np.testing.assert_allclose(fused(inputs, training=True), plain(inputs, training=True),
+                               rtol=0, atol=1e-5)
+
+
+def test_fused_inference_in_bfloat16_computes_in_bfloat16():
+    fused, plain = _fused_and_plain("gelu", dtype="mixed_bfloat16")
+    inputs = np.random.default_rng(2).standard_normal((2, 5, UNITS_IN)).astype("float32")
+    outputs = fused(inputs, training=False)
+    assert outputs.dtype == "bfloat16" and fused.kernel.dtype == "float32"
+    np.testing.assert_allclose(keras.ops.cast(outputs, "float32"),
+                               keras.ops.cast(plain(inputs, training=False), "float32"),
+                               rtol=0.02, atol=0.05)
+
+
+def test_fused_inference_follows_the_measurements(tmp_path):
+    amx = write_cpuinfo(tmp_path, "avx2 avx512f avx512_bf16 amx_bf16 amx_tile")
+    avx512 = write_cpuinfo(tmp_path, "avx2 avx512f avx512_bf16")
+    cpu_only = not tf.config.list_logical_devices("GPU")
+    # bfloat16 everywhere on a CPU; float32 only where AMX is (faster there, slower elsewhere).
+    assert fused_inference_is_faster("bfloat16", avx512) == cpu_only
+    assert fused_inference_is_faster("float32", amx) == cpu_only
+    assert not fused_inference_is_faster("float32", avx512)
+    assert not fused_inference_is_faster("float32", str(tmp_path / "missing"))
