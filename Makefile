@@ -33,12 +33,13 @@ test: $(TESTING)
 	$(PY) -m pytest -q -n 2 --dist loadfile
 
 # Each line is one benchmark's quick version (1-3 minutes on 2 quiet cores).
-# The bfloat16 one runs only on CPUs with bfloat16 instructions: elsewhere
-# TensorFlow emulates them, and it ran for over 15 minutes on the AVX2 machine.
+# The bfloat16 ones run only on CPUs with bfloat16 instructions: elsewhere
+# TensorFlow emulates them, and one ran for over 15 minutes on the AVX2 machine.
 BENCH := TF_CPP_MIN_LOG_LEVEL=2 $(PY) bench
 BF16_CPU := $(shell grep -qwE 'avx512_bf16|amx_bf16' /proc/cpuinfo 2>/dev/null && echo yes)
 bench: $(TESTING)
 	$(BENCH)/encoder_forward.py --sizes=mini,small,base --iterations=3 --warmup=1
+	$(if $(BF16_CPU),$(BENCH)/encoder_forward.py --sizes=mini,small,base --iterations=3 --warmup=1 --mixed_precision=mixed_bfloat16,@echo "bfloat16 forward bench skipped: no avx512_bf16 or amx_bf16 in /proc/cpuinfo")
 	$(BENCH)/matmul_ceiling.py --iterations=3
 	$(BENCH)/matmul_ceiling.py --work=pretraining --sizes=mini,small --iterations=3
 	$(BENCH)/pretraining_speed.py --sizes=mini,small --iterations=3 --warmup=1

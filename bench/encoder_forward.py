@@ -98,28 +98,28 @@ def keras_runners(name, model, features):
     return {(name, False): runner(False), (name, True): runner(True)}
 
 
-def our_runners(config, inputs):
+def our_runners(config, inputs, mixed_precision):
     """Our `BertEncoder`; both runners share one set of weights."""
-    with precision.dtype_policy(FLAGS.mixed_precision):
+    with precision.dtype_policy(mixed_precision):
         return keras_runners("ours", BertEncoder(config), inputs)
 
 
-def keras_hub_runners(config, inputs):
+def keras_hub_runners(config, inputs, mixed_precision):
     """keras-hub's `BertBackbone` with the same dimensions."""
-    backbone = keras_hub_backbone(config, dtype=FLAGS.mixed_precision)
+    backbone = keras_hub_backbone(config, dtype=mixed_precision)
     features = {"token_ids": inputs["input_ids"], "segment_ids": inputs["segment_ids"],
                 "padding_mask": inputs["input_mask"]}
     return keras_runners("keras_hub", backbone, features)
 
 
-def hf_runners(config, inputs):
-    """HuggingFace `BertModel` on PyTorch (eval mode, no autograd)."""
+def hf_runners(config, inputs, mixed_precision):
+    """HuggingFace `BertModel` on PyTorch (eval mode, no autograd; bfloat16: autocast)."""
     model = transformers.BertModel(hf_bert_config(config)).eval()
     tensors = {"input_ids": torch.from_numpy(inputs["input_ids"]).long(),
                "attention_mask": torch.from_numpy(inputs["input_mask"]).long(),
                "token_type_ids": torch.from_numpy(inputs["segment_ids"]).long()}
 
-    autocast_dtype = torch.bfloat16 if FLAGS.mixed_precision == "mixed_bfloat16" else None
+    autocast_dtype = torch.bfloat16 if mixed_precision == "mixed_bfloat16" else None
 
     def run():
         with torch.no_grad(), autocast(autocast_dtype):
@@ -136,8 +136,14 @@ def max_abs_diff(first, second):
     return max(float(np.max(np.abs(a - b))) for a, b in zip(first, second))
 
 
-def time_sizes(sizes, implementations, batch, length, warmup, iterations, dtype):
-    """Times every implementation on every size.
+def matmul_dtype(mixed_precision):
+    """The dtype the matmuls of `mixed_precision` run in, whose peak "% peak" is of."""
+    return "bfloat16" if mixed_precision == "mixed_bfloat16" else "float32"
+
+
+def time_sizes(sizes, implementations, batch, length, warmup, iterations,
+               mixed_precision="float32"):
+    """Times every implementation on every size, in `mixed_precision`.
 
     Returns `TimedRow`s labelled (size, implementation, jit) and, per size,
     the max abs difference between our XLA and non-XLA outputs.
@@ -149,10 +155,11 @@ def time_sizes(sizes, implementations, batch, length, warmup, iterations, dtype)
         inputs = random_batch(config, batch, length)
         runners = {}
         for name in implementations:
-            runners.update(BUILDERS[name](config, inputs))
+            runners.update(BUILDERS[name](config, inputs, mixed_precision))
         times, outputs = time_round_robin(runners, warmup, iterations)
         flops = matmul_flops.encoder_forward(config, batch, length)
-        rows += [TimedRow((size, name, "yes" if jit else "no"), samples, batch, flops, dtype)
+        rows += [TimedRow((size, name, "yes" if jit else "no"), samples, batch, flops,
+                          matmul_dtype(mixed_precision))
                  for (name, jit), samples in times.items()]
         if ("ours", True) in outputs:
             diffs[size] = max_abs_diff(outputs[("ours", False)], outputs[("ours", True)])
@@ -163,10 +170,9 @@ def main(argv):
     del argv
     use_threads(FLAGS.threads)
     batch, length = FLAGS.batch_size, FLAGS.seq_length
-    dtype = "bfloat16" if FLAGS.mixed_precision == "mixed_bfloat16" else "float32"
-    with BenchRun(FLAGS.threads, [dtype], FLAGS.peak_sizes) as run:
+    with BenchRun(FLAGS.threads, [matmul_dtype(FLAGS.mixed_precision)], FLAGS.peak_sizes) as run:
         rows, diffs = time_sizes(FLAGS.sizes, FLAGS.implementations, batch, length,
-                                 FLAGS.warmup, FLAGS.iterations, dtype)
+                                 FLAGS.warmup, FLAGS.iterations, FLAGS.mixed_precision)
     print(run.header(f"encoder forward pass in {FLAGS.mixed_precision}, batch {batch} x seq "
                      f"{length}, no dropout; "
                      f"{FLAGS.warmup} warm-up + {FLAGS.iterations} timed calls each, "

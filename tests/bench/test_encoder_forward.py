@@ -25,18 +25,20 @@ def bench():
     return module
 
 
-def test_tiny_run_times_every_implementation(bench):
+@pytest.mark.parametrize("mixed_precision, dtype, tolerance", [
+    ("float32", "float32", 1e-4), ("mixed_bfloat16", "bfloat16", 0.1)])
+def test_tiny_run_times_every_implementation(bench, mixed_precision, dtype, tolerance):
     rows, diffs = bench.time_sizes(["tiny"], bench.IMPLEMENTATIONS, batch=2, length=16,
-                                   warmup=1, iterations=2)
+                                   warmup=1, iterations=2, mixed_precision=mixed_precision)
     assert {row.labels for row in rows} == {
         ("tiny", "ours", "no"), ("tiny", "ours", "yes"), ("tiny", "keras_hub", "no"),
         ("tiny", "keras_hub", "yes"), ("tiny", "hf", "no")}
     for row in rows:
         assert len(row.samples) == 2 and all(wall > 0 and cpu >= 0 for wall, cpu in row.samples)
-        assert row.items == 2 and row.flops > 0
-    assert diffs["tiny"] < 1e-4
+        assert row.items == 2 and row.flops > 0 and row.dtype == dtype
+    assert diffs["tiny"] < tolerance
     table = bench.markdown_table(("size", "implementation", "XLA"), rows, threads=1,
-                                 peaks={"float32": Peak(100.0, "numpy", 64)})
+                                 peaks={dtype: Peak(100.0, "numpy", 64)})
     assert len(table.splitlines()) == 2 + len(rows)
 
 

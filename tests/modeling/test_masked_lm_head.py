@@ -72,4 +72,6 @@ def test_mixed_bfloat16_logits_are_float32_eagerly_and_traced(tiny_config):
     eager = model(inputs)["masked_lm_logits"]
     traced = tf.function(model)(inputs)["masked_lm_logits"]
     assert eager.dtype == traced.dtype == "float32"
-    np.testing.assert_array_equal(eager, traced)
+    # A traced graph adds each dense layer's bias inside its bfloat16 matmul (TensorFlow fuses
+    # them, token_dense.py), rounding once where eager ops round twice: one bfloat16 step apart.
+    np.testing.assert_allclose(eager, traced, rtol=2 ** -7, atol=2 ** -10)
