@@ -40,7 +40,7 @@ import keras  # noqa: E402
 
 from bert_tf.config import NAMED_SIZES, BertConfig  # noqa: E402
 from bert_tf.modeling import (activations, attention, embeddings, heads,  # noqa: E402
-                              masked_lm_head, transformer_block)
+                              masked_lm_head, token_dense, transformer_block)
 from bert_tf.modeling.pretrainer import BertPretrainer  # noqa: E402
 from bert_tf.tasks import pretraining_objective as objective_module  # noqa: E402
 import matmul_flops  # noqa: E402
@@ -93,7 +93,7 @@ KERAS_PIECES = {
     "dropout": (DROPOUT_USERS, "Dropout", keras.layers.Dropout),
     "decoder": ((masked_lm_head,), "tied_decoder_logits", keras_decoder_logits),
     "argmax": ((objective_module,), "correct", keras_correct),
-    "activation": ((transformer_block,), "get_training_activation", activations.get_activation),
+    "activation": ((token_dense,), "get_training_activation", activations.get_activation),
 }
 
 
