@@ -7,7 +7,11 @@ non-ASCII; longer). Graph tokenizers run in a tf.function on batches of
 pass over a corpus; after `--warmup` untimed passes (tracing), the timed
 passes go round robin over the tokenizers (`round_robin.py`), and the table
 (`timing_table`) gives the fastest, median and slowest pass, lines per
-second from the median and the CPU share.
+second from the median and the CPU share. Speed counts only with the
+right ids: after the timings, each tokenizer's ids from its last pass are
+compared line by line with those of our Python `FullTokenizer`, the
+original's algorithm (tokenizer_parity.py does the same on 311k texts),
+and the header says on how many lines each agrees.
 
     TF_CPP_MIN_LOG_LEVEL=2 .venv/bin/python bench/tokenizer_speed.py \
         --lines=10000 --iterations=3 --warmup=1
@@ -35,6 +39,7 @@ from timing_table import BenchRun, TimedRow, markdown_table  # noqa: E402
 
 VOCAB = str(tokenization_corpora.SHARED_DATA / "vocab" / "bert-base-uncased-vocab.txt")
 BATCH = 1000
+REFERENCE = "bert_tf FullTokenizer (Python reference)"
 
 FLAGS = flags.FLAGS
 flags.DEFINE_integer("lines", 10_000, "Lines (texts) of each corpus.", lower_bound=1)
@@ -50,12 +55,18 @@ def graph_runner(layer_fn):
     tokenize = tf.function(layer_fn)
 
     def run(lines):
-        for batch in _batches(lines):
-            tokenize(tf.constant(batch))
+        return [tokenize(tf.constant(batch)) for batch in _batches(lines)]
     return run
 
 
+def ragged_ids(batches):
+    """Per line, the ids of a graph tokenizer's ragged batches (word dimensions merged)."""
+    return [ids for batch in batches for ids in
+            (batch.merge_dims(1, -1) if batch.ragged_rank > 1 else batch).to_list()]
+
+
 def candidates():
+    """`{name: (tokenize(lines) -> its own output, that output -> ids per line)}`."""
     layer = BertTokenizerLayer(VOCAB)
     reference = FullTokenizer(VOCAB)
     vocab = layer.vocabulary
@@ -64,18 +75,37 @@ def candidates():
     wordpiece = tokenizers.BertWordPieceTokenizer(VOCAB, lowercase=True)
     hf_fast = transformers.BertTokenizerFast(vocab_file=VOCAB, do_lower_case=True)
     hf_slow = transformers.BertTokenizer(vocab_file=VOCAB, do_lower_case=True)
+    as_they_are = list
+
+    def concatenated(batches):
+        return [ids for batch in batches for ids in batch]
+
     return {
-        "bert_tf BertTokenizerLayer (tf.function)": graph_runner(lambda x: layer(x)),
-        "bert_tf FullTokenizer (Python reference)": lambda lines: [
-            reference.convert_tokens_to_ids(reference.tokenize(t)) for t in lines],
-        "tf_text FastBertTokenizer (not exact)": graph_runner(fast_bert.tokenize),
-        "HF tokenizers BertWordPieceTokenizer": lambda lines: [
+        REFERENCE: (lambda lines: [
+            reference.convert_tokens_to_ids(reference.tokenize(t)) for t in lines], as_they_are),
+        "bert_tf BertTokenizerLayer (tf.function)": (graph_runner(lambda x: layer(x)),
+                                                     ragged_ids),
+        "tf_text FastBertTokenizer (not exact)": (graph_runner(fast_bert.tokenize), ragged_ids),
+        "HF tokenizers BertWordPieceTokenizer": (lambda lines: [
             wordpiece.encode_batch(b, add_special_tokens=False) for b in _batches(lines)],
-        "HF transformers BertTokenizerFast": lambda lines: [
+            lambda batches: [encoding.ids for batch in batches for encoding in batch]),
+        "HF transformers BertTokenizerFast": (lambda lines: [
             hf_fast(b, add_special_tokens=False)["input_ids"] for b in _batches(lines)],
-        "HF transformers BertTokenizer (slow)": lambda lines: [
-            hf_slow.convert_tokens_to_ids(hf_slow.tokenize(t)) for t in lines],
+            concatenated),
+        "HF transformers BertTokenizer (slow)": (lambda lines: [
+            hf_slow.convert_tokens_to_ids(hf_slow.tokenize(t)) for t in lines], as_they_are),
     }
+
+
+def agreement(outputs, to_ids):
+    """`name: equal/total` lines whose ids equal the reference's, for every tokenizer."""
+    expected = to_ids[REFERENCE](outputs[REFERENCE])
+    counts = []
+    for name, output in outputs.items():
+        ids = to_ids[name](output)
+        same = sum(ours == theirs for ours, theirs in zip(ids, expected))
+        counts.append(f"{name.split(' (')[0]} {same}/{len(expected)}")
+    return ", ".join(counts)
 
 
 def main(argv):
@@ -85,19 +115,22 @@ def main(argv):
         "squad dev": tokenization_corpora.squad_texts("dev-v1.1")[:FLAGS.lines],
     }
     tokenizers_by_name = candidates()
-    rows = []
+    to_ids = {name: convert for name, (_, convert) in tokenizers_by_name.items()}
+    rows, agreements = [], []
     with BenchRun() as run:
         for corpus, lines in corpora.items():
             print(f"timing {corpus} ...", file=sys.stderr, flush=True)
             runners = {name: (lambda tokenize=tokenize, lines=lines: tokenize(lines))
-                       for name, tokenize in tokenizers_by_name.items()}
-            times, _ = time_round_robin(runners, FLAGS.warmup, FLAGS.iterations)
+                       for name, (tokenize, _) in tokenizers_by_name.items()}
+            times, outputs = time_round_robin(runners, FLAGS.warmup, FLAGS.iterations)
             rows += [TimedRow((corpus, name), samples, len(lines))
                      for name, samples in times.items()]
+            agreements.append(f"{corpus}, lines with the reference's ids: "
+                              f"{agreement(outputs, to_ids)}")
     sizes = "; ".join(f"{corpus}: {len(lines)} lines of {sum(map(len, lines)) / len(lines):.0f} "
                       "characters on average" for corpus, lines in corpora.items())
     print(run.header(f"text to ids, {sizes}; {FLAGS.warmup} warm-up + {FLAGS.iterations} "
-                     "timed passes each, round robin"))
+                     "timed passes each, round robin", *agreements))
     print(markdown_table(("corpus", "tokenizer"), rows, run.threads, unit="lines"))
 
 
