@@ -1,6 +1,6 @@
 """The pretraining step with one of our speed-ups swapped back for Keras' own.
 
-Five pieces of the training step are ours rather than what Keras gives:
+Six pieces of the training step are ours rather than what Keras gives:
 
 * `optimizer`: `training.fused_adamw.FusedAdamW`, Adam's step in one fused
   kernel (Keras': `keras.optimizers.AdamW` with the same recipe);
@@ -12,7 +12,10 @@ Five pieces of the training step are ours rather than what Keras gives:
 * `argmax`: the masked-LM accuracy's `tf.argmax` in `tasks.losses.correct`
   (Keras': `keras.ops.argmax`, which first rewrites every -0.0);
 * `activation`: the blocks' XLA-fused GELU of training calls
-  (`modeling.fused_activation`; Keras': `keras.activations.gelu`).
+  (`modeling.fused_activation`; Keras': `keras.activations.gelu`);
+* `loss`: the masked LM's XLA-compiled cross-entropy
+  (`tasks.losses.xla_cross_entropy`; Keras':
+  `keras.ops.sparse_categorical_crossentropy`).
 
 This bench times `Trainer.train_steps` on BERT-Mini and -Small pretraining
 batches (as `pretraining_speed.py`) with each piece as shipped and with
@@ -23,7 +26,7 @@ share the machine's state.
 Example:
 
     TF_CPP_MIN_LOG_LEVEL=2 .venv/bin/python bench/step_ablation.py \
-        --pieces=optimizer,dropout,decoder,argmax,activation --sizes=mini,small --iterations=8
+        --pieces=optimizer,dropout,decoder,argmax,activation,loss --sizes=mini,small --iterations=8
 """
 
 import contextlib
@@ -51,7 +54,7 @@ from step_runners import (PREDICTIONS, SEQ_LENGTH, keras_adamw,  # noqa: E402
                           pretraining_batch, pretraining_step)
 from timing_table import BenchRun, TimedRow, markdown_table  # noqa: E402
 
-PIECES = ("optimizer", "dropout", "decoder", "argmax", "activation")
+PIECES = ("optimizer", "dropout", "decoder", "argmax", "activation", "loss")
 FLAGS = flags.FLAGS
 define_choices_flag("pieces", PIECES, PIECES, "Which of our pieces to swap for Keras' own.")
 define_choices_flag("sizes", ["mini", "small"], NAMED_SIZES, "Named model sizes.")
@@ -89,11 +92,18 @@ def swapped_in(modules, name, replacement):
             setattr(module, name, value)
 
 
+def keras_cross_entropy(logits, labels):
+    """`tasks.losses.cross_entropy` with Keras' op at every size."""
+    return keras.ops.sparse_categorical_crossentropy(
+        keras.ops.cast(labels, "int32"), keras.ops.cast(logits, "float32"), from_logits=True)
+
+
 KERAS_PIECES = {
     "dropout": (DROPOUT_USERS, "Dropout", keras.layers.Dropout),
     "decoder": ((masked_lm_head,), "tied_decoder_logits", keras_decoder_logits),
     "argmax": ((objective_module,), "correct", keras_correct),
     "activation": ((token_dense,), "get_training_activation", activations.get_activation),
+    "loss": ((objective_module,), "cross_entropy", keras_cross_entropy),
 }
 
 

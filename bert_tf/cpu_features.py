@@ -1,8 +1,9 @@
 """The instruction-set flags of this machine's CPU, for choices measured per CPU kind.
 
-Two choices depend on them: whether bfloat16 is computed at speed
-(`training/precision.py`) and whether a dense layer's kernel gradient is
-faster as an XLA dot (`modeling/token_dense.py`). Linux lists the flags in
+Choices that depend on them: whether bfloat16 is computed at speed
+(`training/precision.py`) and how a dense layer is computed
+(`modeling/token_dense.py`). `cpu_only_tensorflow` tells whether such a
+CPU choice applies at all. Linux lists the flags in
 `/proc/cpuinfo`; elsewhere they are unknown (None), and callers keep
 their default. Each file is read once per process: every dense layer of
 an encoder asks when it is built.
@@ -19,6 +20,9 @@ Example:
 
 import functools
 
+import keras
+import tensorflow as tf
+
 
 @functools.cache
 def cpu_flags(cpuinfo="/proc/cpuinfo"):
@@ -30,3 +34,9 @@ def cpu_flags(cpuinfo="/proc/cpuinfo"):
         return None
     return frozenset(flag for line in lines if line.startswith("flags")
                      for flag in line.partition(":")[2].split())
+
+
+def cpu_only_tensorflow():
+    """True on the TensorFlow backend of a machine without GPUs or TPUs: where CPU rules apply."""
+    return keras.backend.backend() == "tensorflow" and not (
+        tf.config.list_logical_devices("GPU") or tf.config.list_logical_devices("TPU"))

@@ -43,7 +43,7 @@ import functools
 import keras
 import tensorflow as tf
 
-from bert_tf.cpu_features import cpu_flags
+from bert_tf.cpu_features import cpu_flags, cpu_only_tensorflow
 from bert_tf.modeling.activations import get_activation
 from bert_tf.modeling.fused_activation import get_training_activation
 
@@ -56,11 +56,6 @@ FUSABLE_ACTIVATIONS = {
 }
 
 
-def _cpu_only_tensorflow():
-    return keras.backend.backend() == "tensorflow" and not (
-        tf.config.list_logical_devices("GPU") or tf.config.list_logical_devices("TPU"))
-
-
 def xla_kernel_gradient_is_faster(kernel_shape, cpuinfo="/proc/cpuinfo"):
     """Whether a kernel of `kernel_shape` takes the XLA kernel gradient on this machine.
 
@@ -68,7 +63,7 @@ def xla_kernel_gradient_is_faster(kernel_shape, cpuinfo="/proc/cpuinfo"):
     False
     """
     units_in, units_out = kernel_shape
-    if units_in * units_out > XLA_KERNEL_GRADIENT_MAX_SIZE or not _cpu_only_tensorflow():
+    if units_in * units_out > XLA_KERNEL_GRADIENT_MAX_SIZE or not cpu_only_tensorflow():
         return False
     flags = cpu_flags(cpuinfo)
     return flags is not None and "avx512f" not in flags
@@ -80,7 +75,7 @@ def fused_inference_is_faster(compute_dtype, cpuinfo="/proc/cpuinfo"):
     >>> fused_inference_is_faster("bfloat16")
     True
     """
-    if not _cpu_only_tensorflow():
+    if not cpu_only_tensorflow():
         return False
     if compute_dtype == "bfloat16":
         return True
