@@ -1,4 +1,4 @@
-"""Helpers shared by tests: the shared data folder, tiny random encoder inputs, CPU flags files."""
+"""Helpers shared by tests: the shared data folder, tiny random encoder inputs, CPU flags files, bench scripts."""
 
 import os
 import pathlib
@@ -8,6 +8,8 @@ import pytest
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 SHARED_DATA = pathlib.Path(os.environ.get("BERT_TF_SHARED_DATA", REPO.parent / "shared" / "data"))
+# The absl flags that the bench script loaded last by `load_bench` defined.
+_LAST_BENCH_FLAGS = set()
 
 
 def shared_path(*parts):
@@ -52,6 +54,29 @@ def run_script(script, *args, timeout=600, env=None):
     environment = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", **(env or {}))
     return subprocess.run([sys.executable, str(REPO / script), *map(str, args)],
                           capture_output=True, text=True, timeout=timeout, env=environment)
+
+
+def load_bench(name):
+    """bench/`name`.py as a module, its absl flags defined in place of the last loaded bench's.
+
+    Bench scripts define their flags at import, several with the same names
+    (`iterations`, `threads`), so a second one in the same test process
+    would stop at a duplicate flag. Tests call their functions with
+    arguments and parse no flags; a test file loads its bench once, and
+    files run one after another in a process.
+    """
+    import importlib.util
+
+    from absl import flags
+    for name_defined in _LAST_BENCH_FLAGS:
+        delattr(flags.FLAGS, name_defined)
+    before = set(flags.FLAGS)
+    spec = importlib.util.spec_from_file_location(f"{name}_bench", REPO / "bench" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    _LAST_BENCH_FLAGS.clear()
+    _LAST_BENCH_FLAGS.update(set(flags.FLAGS) - before)
+    return module
 
 
 def write_tiny_bert_config(path, vocab_size=30522, **overrides):

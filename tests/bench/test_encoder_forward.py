@@ -5,24 +5,17 @@ set-up, and peers' APIs drift; these tests catch that (its FLOP count is
 checked in test_matmul_flops.py).
 """
 
-import importlib.util
-import pathlib
-
 import numpy as np
 import pytest
 
 from bert_tf.config import BertConfig
 from matmul_peak import Peak
-
-BENCH = pathlib.Path(__file__).resolve().parents[2] / "bench" / "encoder_forward.py"
+from tests_shared import load_bench
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("encoder_forward_bench", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("encoder_forward")
 
 
 @pytest.mark.parametrize("mixed_precision, dtype, tolerance", [

@@ -5,20 +5,14 @@ questions so that every peer's output format is read the way the bench
 reads it.
 """
 
-import importlib.util
-import pathlib
-
 import pytest
 
-BENCH = pathlib.Path(__file__).resolve().parents[2] / "bench" / "tokenizer_speed.py"
+from tests_shared import load_bench
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("tokenizer_speed_bench", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("tokenizer_speed")
 
 
 def test_every_tokenizer_is_held_to_the_reference_ids(bench):
