@@ -36,15 +36,17 @@ test: $(TESTING)
 # The bfloat16 ones run only on CPUs with bfloat16 instructions: elsewhere
 # TensorFlow emulates them, and one ran for over 15 minutes on the AVX2 machine.
 BENCH := TF_CPP_MIN_LOG_LEVEL=2 $(PY) bench
+# Elsewhere a bfloat16 line's command is printed as skipped instead of run.
 BF16_CPU := $(shell grep -qwE 'avx512_bf16|amx_bf16' /proc/cpuinfo 2>/dev/null && echo yes)
+SKIP_WITHOUT_BF16 := $(if $(BF16_CPU),,@echo "skipped, no avx512_bf16 or amx_bf16 in /proc/cpuinfo:")
 bench: $(TESTING)
 	$(BENCH)/encoder_forward.py --sizes=mini,small,base --iterations=3 --warmup=1
-	$(if $(BF16_CPU),$(BENCH)/encoder_forward.py --sizes=mini,small,base --iterations=3 --warmup=1 --mixed_precision=mixed_bfloat16,@echo "bfloat16 forward bench skipped: no avx512_bf16 or amx_bf16 in /proc/cpuinfo")
+	$(SKIP_WITHOUT_BF16) $(BENCH)/encoder_forward.py --sizes=mini,small,base --iterations=3 --warmup=1 --mixed_precision=mixed_bfloat16
 	$(BENCH)/matmul_ceiling.py --iterations=3
 	$(BENCH)/matmul_ceiling.py --work=pretraining --sizes=mini,small --iterations=3
 	$(BENCH)/pretraining_speed.py --sizes=mini,small --iterations=3 --warmup=1
 	$(BENCH)/finetune_step.py --iterations=3 --warmup=1
-	$(if $(BF16_CPU),$(BENCH)/finetune_step.py --iterations=3 --warmup=1 --mixed_precision=mixed_bfloat16,@echo "bfloat16 fine-tuning bench skipped: no avx512_bf16 or amx_bf16 in /proc/cpuinfo")
+	$(SKIP_WITHOUT_BF16) $(BENCH)/finetune_step.py --iterations=3 --warmup=1 --mixed_precision=mixed_bfloat16
 	$(BENCH)/tokenizer_speed.py --lines=10000 --iterations=3 --warmup=1
 	$(BENCH)/pretraining_data_speed.py --repeats=3 $(if $(MG_PYTHON),--peer_python=$(MG_PYTHON))
 
