@@ -10,8 +10,8 @@ CPU, the cross-entropy and its gradient are each one XLA-compiled pass
 (`xla_cross_entropy`). Forward and backward over 640 x 30522 logits took
 79 ms with TensorFlow's kernel and 30 ms with XLA on the Intel AMX
 machine (169 and 84 ms on the AVX2 AMD one); the BERT-Mini pretraining
-step ran 1.03x-1.05x faster there (Small: level). Classification's few
-classes and eager scoring keep Keras' op.
+step ran 1.03x-1.05x faster on the AMX machine (Small: level; AVX2: within
+its noise). Classification's few classes and eager scoring keep Keras' op.
 
 The arg-max of `correct` is TensorFlow's own: `keras.ops.argmax` first
 rewrites every -0.0 in its input (five extra passes over the logits), which
