@@ -79,6 +79,12 @@ def load_bench(name):
     return module
 
 
+def xla_compiled_functions(graph):
+    """Names of the functions in `graph`'s library that XLA must compile (`jit_compile=True`)."""
+    return [function.signature.name for function in graph.as_graph_def().library.function
+            if function.attr["_XlaMustCompile"].b]
+
+
 def write_tiny_bert_config(path, vocab_size=30522, **overrides):
     """Writes a tiny bert_config.json (2 layers, H=32) and returns its path."""
     import json

@@ -8,6 +8,7 @@ import torch
 from bert_tf.modeling.activations import get_activation
 from bert_tf.modeling.fused_activation import get_training_activation
 from bert_tf.modeling.transformer_block import TransformerBlock
+from tests_shared import xla_compiled_functions
 
 X = np.linspace(-6.0, 6.0, 4801, dtype="float32")
 
@@ -32,10 +33,8 @@ def test_activations_without_a_fused_form_are_the_plain_ones():
 
 
 def _functions_compiled_by_xla(block, inputs, bias, training):
-    graph = tf.function(lambda x: block(x, bias, training=training)).get_concrete_function(
-        tf.TensorSpec(inputs.shape)).graph.as_graph_def()
-    return [function.signature.name for function in graph.library.function
-            if function.attr["_XlaMustCompile"].b]
+    return xla_compiled_functions(tf.function(lambda x: block(x, bias, training=training))
+                                  .get_concrete_function(tf.TensorSpec(inputs.shape)).graph)
 
 
 def test_only_training_calls_take_the_fused_activation():

@@ -9,7 +9,7 @@ import torch
 from bert_tf.modeling.activations import get_activation
 from bert_tf.modeling.token_dense import (TokenDense, fused_inference_is_faster,
                                           xla_kernel_gradient_is_faster)
-from tests_shared import write_cpuinfo
+from tests_shared import write_cpuinfo, xla_compiled_functions
 from training.tiny_training import dataset_fn, make_trainer
 
 UNITS_IN, UNITS_OUT = 24, 40
@@ -54,10 +54,8 @@ def _functions_compiled_by_xla(layer, training):
             y = layer(x, training=training)
         return tape.gradient(y, layer.kernel)
 
-    graph = forward_and_backward.get_concrete_function(
-        tf.TensorSpec((2, 5, UNITS_IN))).graph.as_graph_def()
-    return [function.signature.name for function in graph.library.function
-            if function.attr["_XlaMustCompile"].b]
+    return xla_compiled_functions(
+        forward_and_backward.get_concrete_function(tf.TensorSpec((2, 5, UNITS_IN))).graph)
 
 
 def test_only_training_calls_of_a_chosen_layer_compile_the_kernel_gradient():

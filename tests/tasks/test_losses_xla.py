@@ -5,13 +5,9 @@ import tensorflow as tf
 import torch
 
 from bert_tf.tasks import losses
+from tests_shared import xla_compiled_functions
 
 VOCAB = 2 * losses.XLA_CROSS_ENTROPY_MIN_CLASSES
-
-
-def _functions_compiled_by_xla(graph):
-    return [function.signature.name for function in graph.as_graph_def().library.function
-            if function.attr["_XlaMustCompile"].b]
 
 
 def test_values_and_gradients_match_pytorch():
@@ -29,7 +25,7 @@ def test_values_and_gradients_match_pytorch():
 
     loss, gradient = loss_and_gradient(tf.constant(logits))
     if not tf.config.list_logical_devices("GPU"):
-        assert _functions_compiled_by_xla(
+        assert xla_compiled_functions(
             loss_and_gradient.get_concrete_function(tf.constant(logits)).graph)
     x64 = torch.from_numpy(logits.astype("float64")).requires_grad_()
     expected = torch.nn.functional.cross_entropy(
@@ -40,5 +36,5 @@ def test_values_and_gradients_match_pytorch():
     # Eagerly (scoring), and over a few classes (classification), Keras' op serves.
     np.testing.assert_allclose(losses.cross_entropy(logits, labels), loss, rtol=1e-5, atol=1e-5)
     few = tf.function(lambda x: losses.cross_entropy(x, labels[:, :1]))
-    assert not _functions_compiled_by_xla(
+    assert not xla_compiled_functions(
         few.get_concrete_function(tf.constant(logits[:, :1, :8])).graph)
