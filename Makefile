@@ -48,6 +48,7 @@ bench: $(TESTING)
 	$(BENCH)/finetune_step.py --iterations=3 --warmup=1
 	$(SKIP_WITHOUT_BF16) $(BENCH)/finetune_step.py --iterations=3 --warmup=1 --mixed_precision=mixed_bfloat16
 	$(BENCH)/tokenizer_speed.py --lines=10000 --iterations=3 --warmup=1
+	$(BENCH)/vocab_learning_speed.py --iterations=3
 	$(BENCH)/pretraining_data_speed.py --repeats=3 $(if $(MG_PYTHON),--peer_python=$(MG_PYTHON))
 
 demo: $(RUNTIME)
