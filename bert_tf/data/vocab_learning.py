@@ -5,7 +5,7 @@ from its text. This module splits the corpus into words exactly as the
 original basic tokenizer does (`GraphBasicTokenizer`, in tf.data), counts
 them in the graph, and hands the counts to `wordpiece_learner`:
 tensorflow-text's WordPiece learner (the algorithm behind
-`bert_vocab_from_dataset`), with its output, 5-7x faster. We do not use
+`bert_vocab_from_dataset`), with its output, about 7x faster. We do not use
 `bert_vocab_from_dataset` because it splits words with tensorflow-text's
 own basic tokenizer, whose lower-casing case-folds (`ß` becomes `ss`, see
 docs/ORIGINAL_BEHAVIOUR.md) and so learns pieces the original tokenizer
