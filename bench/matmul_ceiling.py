@@ -2,10 +2,12 @@
 
 A BERT forward pass is mostly matmuls (`matmul_flops`), and the matmuls are
 not all of the square 2048 x 2048 kind that `matmul_peak` measures: a Mini
-model multiplies 4096 x 256 by 256 x 256. This bench times TensorFlow's
-matmul (`tf.matmul` in a `tf.function`: oneDNN) on each of the work's own
-matmul shapes for a batch, round robin, and adds up what one pass or step
-takes at those median rates: no implementation that runs these kernels
+model multiplies 4096 x 256 by 256 x 256. This bench times each of the
+work's own matmul shapes for a batch two ways, round robin: TensorFlow's
+matmul (`tf.matmul` in a `tf.function`: oneDNN) and XLA's dot (the same
+in a `jit_compile` function: XLA:CPU's own kernel, which the XLA-compiled
+passes run). It adds up what one pass or step takes with each shape at
+the faster of the two medians: no implementation that runs these kernels
 can be faster, since everything else only adds time.
 
 * `--work=forward`: the encoder's dense layers (Q, K, V and attention
@@ -67,22 +69,37 @@ define_threads_flag()
 define_peak_flags()
 
 
-def _matmul_call(matmul):
+def _matmul_call(matmul, jit_compile):
     """A call running the `matmul.calls` products one after the other.
 
-    Each product waits for the one before (a control dependency on the
-    running sum of one element of each), so that they run in turn, not side
-    by side, and the call's fixed cost is shared by all.
+    TensorFlow's: each product waits for the one before (a control
+    dependency on the running sum of one element of each), so that they
+    run in turn, not side by side, and the call's fixed cost is shared by
+    all. XLA's: one compiled product per Python call, `matmul.calls`
+    calls (inside one compiled function XLA would compute only the element
+    the sum reads); each call's fixed cost, tens of microseconds, counts.
     """
     a, b = normal_constant(matmul.a), normal_constant(matmul.b)
+
+    def product(a, b):
+        return tf.matmul(a, b, transpose_a=matmul.transpose_a, transpose_b=matmul.transpose_b)
+
+    if jit_compile:
+        compiled = tf.function(product, jit_compile=True, autograph=False)
+
+        def call():
+            for _ in range(matmul.calls):
+                result = compiled(a, b)
+            return result.shape
+
+        return call
 
     @tf.function(autograph=False)
     def products(a, b):
         total = tf.zeros([])
         for _ in range(matmul.calls):
             with tf.control_dependencies([total]):
-                total += tf.matmul(a, b, transpose_a=matmul.transpose_a,
-                                   transpose_b=matmul.transpose_b)[..., 0, 0]
+                total += product(a, b)[..., 0, 0]
         return total
 
     return lambda: products(a, b).numpy()
@@ -104,27 +121,31 @@ def main(argv):
     with BenchRun(FLAGS.threads, ["float32"], FLAGS.peak_sizes) as run:
         for size in FLAGS.sizes:
             matmuls, others = _pieces(size)
-            runners = {**{name: _matmul_call(m) for name, m in matmuls.items()}, **others}
+            runners = {**{(name, jit): _matmul_call(m, jit) for name, m in matmuls.items()
+                          for jit in (False, True)}, **others}
             samples, _ = time_round_robin(runners, FLAGS.warmup, FLAGS.iterations)
             medians = {key: summarize(samples[key], FLAGS.threads).median for key in runners}
             for name, m in matmuls.items():
                 transposed = "".join(f" ({side}^T)" for side, flag in
                                      (("a", m.transpose_a), ("b", m.transpose_b)) if flag)
-                rows.append(TimedRow((size, name, f"{m.a} x {m.b}{transposed}", str(m.calls)),
-                                     samples[name], 1, m.flops))
+                rows += [TimedRow((size, f"{name}, {'XLA' if jit else 'TensorFlow'}",
+                                   f"{m.a} x {m.b}{transposed}", str(m.calls)),
+                                  samples[(name, jit)], 1, m.flops) for jit in (False, True)]
             for (name, jit) in others:
                 rows.append(TimedRow((size, f"{name}, {'XLA' if jit else 'no XLA'}", "-", "1"),
                                      samples[(name, jit)], 1))
-            matmul_seconds = sum(medians[name] for name in matmuls)
-            fastest_others = {name: min(medians[(name, jit)] for jit in (False, True))
-                              for name, _ in others}
+            fastest = {key: min(medians[(key, jit)] for jit in (False, True))
+                       for key, _ in runners}
+            matmul_seconds = sum(fastest[name] for name in matmuls)
+            fastest_others = {name: fastest[name] for name, _ in others}
             ceilings.append((size, matmul_seconds, fastest_others,
                              sum(m.flops for m in matmuls.values())))
     batch = FLAGS.batch_size
-    print(run.header(f"TensorFlow matmuls of one {FLAGS.work} "
+    print(run.header(f"the matmuls of one {FLAGS.work} "
                      f"{'pass' if FLAGS.work == 'forward' else 'step'}, batch {batch} x seq "
                      f"{FLAGS.seq_length}; a call runs a matmul as many times as one pass or "
-                     f"step does, in turn"))
+                     f"step does, in turn; each shape counts at the faster of TensorFlow "
+                     f"and XLA"))
     print(markdown_table(("size", "piece", "shapes", "per pass"), rows, FLAGS.threads,
                          run.peaks, unit="call"))
     peak = run.peaks["float32"].gflops
