@@ -61,12 +61,14 @@ def learn(word_counts, vocab_size, reserved_tokens, min_count=10, max_unique_cha
 
     Returns:
         The vocabulary, a list of tokens: the reserved ones, every character
-        of the kept words, their `##` forms and the learned pieces by
-        decreasing count (ties alphabetical).
+        of the kept words, then every kept piece (the learned ones and the
+        characters' `##` forms) by decreasing count, ties alphabetical.
 
     Raises:
         ValueError: `min_count` below 1.
     """
+    # Below 1, substrings counted zero times would be kept too; only
+    # remainders are counted here, so that case would differ.
     if min_count < 1:
         raise ValueError(f"min_count must be at least 1, got {min_count}")
     if isinstance(word_counts, dict):
