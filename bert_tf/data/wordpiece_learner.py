@@ -77,6 +77,8 @@ def learn(word_counts, vocab_size, reserved_tokens, min_count=10, max_unique_cha
     words = tf_text.get_input_words(word_counts, reserved_tokens, _MAX_TOKEN_LENGTH)
     words = tf_text.filter_input_words(
         words, tf_text.get_allowed_chars(words, max_unique_chars), _MAX_INPUT_WORDS)
+    # An empty word has no pieces: tensorflow-text counts nothing for it.
+    words = [(word, count) for word, count in words if word]
     characters = tf_text.extract_char_tokens(words)
     first_round = _remainder_counts(words, _every_remainder)
 

@@ -38,7 +38,7 @@ def test_shared_prefixes_and_suffixes_near_the_threshold():
     endings = ["", "s", "ed", "ing", "ings", "er", "ers", "aa", "a"]
     counts = {stem + ending: 1 + (7 * i + 3 * j) % 23
               for i, stem in enumerate(stems) for j, ending in enumerate(endings)}
-    counts.update({"reaaaa": 40, "aaaaaa": 17, "x": 1, "yy": 2})
+    counts.update({"reaaaa": 40, "aaaaaa": 17, "x": 1, "yy": 2, "": 9})
     for vocab_size, min_count in ((60, 1), (80, 3), (120, 2), (200, 5)):
         ours = wordpiece_learner.learn(counts, vocab_size, ["[PAD]"], min_count=min_count)
         assert ours == tf_text.learn(counts, vocab_size, ["[PAD]"], lower_thresh=min_count)
