@@ -134,8 +134,8 @@ def main(argv):
             for (name, jit) in others:
                 rows.append(TimedRow((size, f"{name}, {'XLA' if jit else 'no XLA'}", "-", "1"),
                                      samples[(name, jit)], 1))
-            fastest = {key: min(medians[(key, jit)] for jit in (False, True))
-                       for key, _ in runners}
+            fastest = {name: min(medians[(name, jit)] for jit in (False, True))
+                       for name in {name for name, _ in runners}}
             matmul_seconds = sum(fastest[name] for name in matmuls)
             fastest_others = {name: fastest[name] for name, _ in others}
             ceilings.append((size, matmul_seconds, fastest_others,

@@ -5,9 +5,9 @@ One session fixture builds a pretraining-style folder (encoder + masked-LM
 output_bias + labels.txt) with random, perturbed weights, exports the three
 kinds from them plain and the encoder and masked LM also XLA-compiled (and
 an encoder from all-MiniLM-L6-v2's HuggingFace folder), moves the exports
-elsewhere, deletes the folders (checkpoints and
-vocabularies) and runs every request in ONE subprocess that imports only
-tensorflow and tensorflow_text (`load_exports.py`).
+elsewhere, deletes the folders (checkpoints and vocabularies) and runs
+every request in ONE subprocess that imports only tensorflow and
+tensorflow_text (`load_exports.py`).
 """
 
 import pathlib
