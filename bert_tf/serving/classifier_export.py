@@ -58,14 +58,14 @@ class ClassifierServing(TextServingModule):
         if num_outputs != len(self.labels):
             raise ValueError(f"the classifier has {num_outputs} outputs but "
                              f"{len(self.labels)} labels were given: {self.labels}")
-        self.classifier = classifier
+        self.serve_model(classifier)
         self.is_regression = num_outputs == 1
 
     def metadata_values(self):
         return {**super().metadata_values(), "labels": self.labels}
 
     def answer(self, inputs):
-        logits = tf.cast(self.infer(self.classifier, inputs), tf.float32)
+        logits = tf.cast(self.inference(inputs), tf.float32)
         if self.is_regression:
             return {"score": logits[:, 0]}
         label_id = tf.argmax(logits, axis=-1, output_type=tf.int32)

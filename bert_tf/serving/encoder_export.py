@@ -50,10 +50,10 @@ class EncoderServing(TextServingModule):
                  do_lower_case=True, jit_compile=False):
         super().__init__(encoder.config, vocabulary, asset_dir, max_seq_length, do_lower_case,
                          jit_compile=jit_compile)
-        self.encoder = encoder
+        self.serve_model(encoder)
 
     def answer(self, inputs):
-        outputs = self.infer(self.encoder, inputs)
+        outputs = self.inference(inputs)
         layers = [tf.cast(layer, tf.float32) for layer in outputs["encoder_outputs"]]
         return {
             "pooled_output": tf.cast(outputs["pooled_output"], tf.float32),

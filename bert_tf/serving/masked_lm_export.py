@@ -61,7 +61,7 @@ class MaskedLMServing(TextServingModule):
         if not 1 <= top_k <= len(self.tokens):
             raise ValueError(f"top_k must be between 1 and the vocabulary size "
                              f"{len(self.tokens)}, got {top_k}")
-        self.pretrainer = pretrainer
+        self.serve_model(pretrainer)
         self.mask_id = self.tokens.index(MASK_TOKEN)
         self.top_k = int(top_k)
         self.id_to_token = tf.lookup.StaticHashTable(
@@ -83,9 +83,8 @@ class MaskedLMServing(TextServingModule):
         padded_positions = positions.to_tensor(0)
 
         def predict():
-            return tf.cast(self.infer(
-                self.pretrainer, {**inputs, "masked_lm_positions": padded_positions}
-            )["masked_lm_logits"], tf.float32)
+            outputs = self.inference({**inputs, "masked_lm_positions": padded_positions})
+            return tf.cast(outputs["masked_lm_logits"], tf.float32)
 
         # Without masks (or texts) there is nothing to predict, and the
         # head's gather cannot take an empty batch.

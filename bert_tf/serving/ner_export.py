@@ -99,7 +99,7 @@ class NerServing(TextServingModule):
         prefixes, types = tag_parts(self.labels)
         self.tag_prefix = tf.constant(prefixes, tf.int32)
         self.tag_type = tf.constant(types)
-        self.token_classifier = token_classifier
+        self.serve_model(token_classifier)
         self.cls_id = self.tokens.index("[CLS]")
         self.sep_id = self.tokens.index("[SEP]")
 
@@ -156,7 +156,7 @@ class NerServing(TextServingModule):
         input_ids = self.dense(packed)
 
         def run():
-            logits = self.infer(self.token_classifier, {
+            logits = self.inference({
                 "input_ids": input_ids,
                 "input_mask": self.dense(tf.ones_like(packed)),
                 "segment_ids": tf.zeros_like(input_ids)})

@@ -80,7 +80,7 @@ class SpanQAServing(TextServingModule):
                             ("max_answer_length", max_answer_length)):
             if value < 1:
                 raise ValueError(f"{name} must be positive, got {value}")
-        self.span_model = span_model
+        self.serve_model(span_model)
         self.options = {
             "doc_stride": int(doc_stride), "max_query_length": int(max_query_length),
             "n_best_size": int(n_best_size), "max_answer_length": int(max_answer_length),
@@ -142,7 +142,7 @@ class SpanQAServing(TextServingModule):
         input_ids = self.dense(ids)
 
         def run():
-            outputs = self.infer(self.span_model, {
+            outputs = self.inference({
                 "input_ids": input_ids,
                 "input_mask": self.dense(tf.ones_like(ids)),
                 "segment_ids": self.dense(segment_ids)})

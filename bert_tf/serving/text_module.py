@@ -17,9 +17,14 @@ A kind with other inputs (span QA: question and context) replaces the
 first two (`answer_signatures`) and its tokenization (`text_preprocessor`).
 
 The vocabulary is kept as a SavedModel asset (`assets/vocab.txt`), tracked
-as `vocab_file`.
+as `vocab_file`. Of the model, the export keeps its variables and one traced
+forward pass that every signature calls (`serve_model`), not the Keras
+objects. Tracing the model once, leaving the Keras object graph out and
+keeping tf.Module from walking the vocabulary's tokens took an export of a
+tiny encoder from about 14 to 9-10 seconds, and its loading from 3.0 to
+2.1-2.5 (docs/PERFORMANCE.md, "Export time").
 
-With `jit_compile=True` every model call is XLA-compiled (`infer`), and the
+With `jit_compile=True` every model call is XLA-compiled (`inference`), and the
 model's sequence length is the batch's longest input rounded up to a
 multiple of `LENGTH_BUCKET` (`padded_length`), so that a served model
 compiles one program per batch size and bucket, once, not one per length.
@@ -75,6 +80,9 @@ class TextServingModule(tf.Module):
     """
 
     kind = None
+    # tf.Module walks its attributes each time `variables` (and the like) is
+    # read, which saving does a dozen times: not the vocabulary's tokens.
+    _TF_MODULE_IGNORED_PROPERTIES = tf.Module._TF_MODULE_IGNORED_PROPERTIES | {"tokens"}
 
     def __init__(self, config, vocabulary, asset_dir, max_seq_length=128,
                  do_lower_case=True, keep_special_tokens=False, jit_compile=False):
@@ -82,7 +90,7 @@ class TextServingModule(tf.Module):
         if max_seq_length > config.max_position_embeddings:
             raise ValueError(f"max_seq_length={max_seq_length} exceeds the model's "
                              f"max_position_embeddings {config.max_position_embeddings}")
-        self.tokens = vocabulary_list(vocabulary)
+        self.tokens = tuple(vocabulary_list(vocabulary))
         if len(self.tokens) > config.vocab_size:
             raise ValueError(f"the vocabulary has {len(self.tokens)} tokens, more than the "
                              f"model's vocab_size {config.vocab_size}: is it the right one?")
@@ -106,13 +114,14 @@ class TextServingModule(tf.Module):
         """The outputs for packed `inputs` (dict of int32 [batch, seq]); a dict of tensors."""
         raise NotImplementedError
 
-    def infer(self, model, inputs):
-        """`model(inputs, training=False)`, XLA-compiled with `jit_compile`."""
-        if not self.jit_compile:
-            return model(inputs, training=False)
-        compiled = tf.function(lambda features: model(features, training=False),
-                               jit_compile=True, autograph=False)
-        return compiled(inputs)
+    def serve_model(self, model):
+        """Sets `inference`, the served model's forward pass (a subclass's `__init__` calls it).
+
+        The module tracks the model's variables only, so a SavedModel keeps
+        them without the Keras objects around them.
+        """
+        self.model_variables = list(model.variables)
+        self.inference = ModelInference(model, self.jit_compile)
 
     def padded_length(self, length):
         """The model's sequence length for a batch whose longest input is `length`.
@@ -190,3 +199,40 @@ class TextServingModule(tf.Module):
 def string_spec(name):
     """The spec of a signature input: strings of any batch size."""
     return tf.TensorSpec([None], tf.string, name=name)
+
+
+class ModelInference:
+    """`model(inputs, training=False)` as one `tf.function`, XLA-compiled with `jit_compile`.
+
+    Every signature of an export calls the same function with inputs of
+    shape [batch, length], both unknown, so the model is traced once, not
+    once per signature. A plain object, not a `tf.Module`: a SavedModel
+    keeps the function in the graphs of the signatures that call it, not
+    as an attribute of its own.
+
+    Example:
+
+    >>> from bert_tf.config import BertConfig
+    >>> from bert_tf.modeling import BertEncoder
+    >>> inference = ModelInference(BertEncoder(BertConfig.named("tiny", vocab_size=9)),
+    ...                            jit_compile=False)
+    >>> for length in (3, 5):
+    ...     inputs = {name: tf.ones([2, length], tf.int32)
+    ...               for name in ("input_ids", "input_mask", "segment_ids")}
+    ...     _ = inference(inputs)["pooled_output"]
+    >>> inference.tracing_count()
+    1
+    """
+
+    def __init__(self, model, jit_compile):
+        self._function = tf.function(lambda inputs: model(inputs, training=False),
+                                     jit_compile=jit_compile, autograph=False)
+
+    def __call__(self, inputs):
+        relaxed = {name: tf.TensorSpec([None, None], value.dtype, name=name)
+                   for name, value in inputs.items()}
+        return self._function.get_concrete_function(relaxed)(inputs)
+
+    def tracing_count(self):
+        """How many times the model was traced."""
+        return self._function.experimental_get_tracing_count()

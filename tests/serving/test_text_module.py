@@ -1,0 +1,54 @@
+"""What every export shares: one trace of the model, and a SavedModel of its variables only."""
+
+import pathlib
+
+import numpy as np
+import tensorflow as tf
+from tensorflow.core.protobuf import saved_model_pb2
+
+from bert_tf import serving
+from bert_tf.config import BertConfig
+from bert_tf.modeling import BertEncoder
+from bert_tf.serving.encoder_export import EncoderServing
+
+VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "hello", "world", "!"]
+
+
+def _encoder():
+    return BertEncoder(BertConfig(vocab_size=len(VOCAB), hidden_size=16, num_hidden_layers=2,
+                                  num_attention_heads=2, intermediate_size=24,
+                                  max_position_embeddings=32))
+
+
+def test_every_signature_calls_one_trace_of_the_model(tmp_path):
+    module = EncoderServing(_encoder(), VOCAB, str(tmp_path), max_seq_length=16)
+    signatures = module.signatures()
+    assert sorted(signatures) == ["metadata", "pairs", "serving_default"]
+    assert module.inference.tracing_count() == 1
+    signatures["serving_default"](tf.constant(["hello world!", "hello"]))
+    signatures["pairs"](text_a=tf.constant(["hello"]), text_b=tf.constant(["world !"]))
+    assert module.inference.tracing_count() == 1
+
+
+def test_the_savedmodel_keeps_the_variables_not_the_keras_objects(tmp_path):
+    encoder = _encoder()
+    vocab_file = tmp_path / "vocab.txt"
+    vocab_file.write_text("".join(f"{token}\n" for token in VOCAB))
+    path = serving.export("encoder", encoder, tmp_path / "served", vocab_file=str(vocab_file),
+                          max_seq_length=16)
+    saved = saved_model_pb2.SavedModel.FromString(
+        (pathlib.Path(path) / "saved_model.pb").read_bytes())
+    nodes = saved.meta_graphs[0].object_graph_def.nodes
+    variables = [node for node in nodes if node.WhichOneof("kind") == "variable"]
+    assert len(variables) == len(encoder.variables)
+    # Besides the variables: the root, the variables' list, the vocabulary
+    # asset, the preprocessor's layers and the signatures, 42 nodes. With the
+    # encoder's Keras objects it was 403 (a node for every layer and tracker).
+    assert len(nodes) - len(variables) < 60, [node.WhichOneof("kind") for node in nodes]
+    loaded = tf.saved_model.load(path)
+    texts = tf.constant(["hello world!"])
+    expected = encoder({"input_ids": tf.constant([[2, 4, 5, 6, 3]]),
+                        "input_mask": tf.ones([1, 5], tf.int32),
+                        "segment_ids": tf.zeros([1, 5], tf.int32)}, training=False)
+    np.testing.assert_allclose(loaded.signatures["serving_default"](texts)["pooled_output"],
+                               expected["pooled_output"], atol=1e-6)
