@@ -20,6 +20,17 @@ def shared_path(*parts):
     return path
 
 
+def corpus_head(folder, lines=1000):
+    """Writes the first `lines` lines of the shared Gutenberg corpus to `folder`/corpus.txt.
+
+    Returns the file's path (a `pathlib.Path`).
+    """
+    head = shared_path("corpus", "gutenberg_pretrain.txt").read_text().splitlines()[:lines]
+    path = pathlib.Path(folder) / "corpus.txt"
+    path.write_text("\n".join(head) + "\n")
+    return path
+
+
 def random_inputs(config, batch=3, length=9, seed=0, pad_from=None):
     """Random `input_ids`/`input_mask`/`segment_ids` with padding in all rows but the first.
 

@@ -8,7 +8,7 @@ import sys
 import pytest
 import transformers
 
-from tests_shared import REPO, shared_path
+from tests_shared import REPO, corpus_head, shared_path
 from bert_tf.data import vocab_learning
 from bert_tf.tokenization.full_tokenizer import FullTokenizer
 from bert_tf.tokenization.vocab import load_vocab
@@ -22,11 +22,10 @@ def corpus_lines():
 
 
 @pytest.fixture(scope="module")
-def learned(corpus_lines, tmp_path_factory):
+def learned(tmp_path_factory):
     """A 1000-entry vocabulary learned from the corpus' first 1000 lines."""
     folder = tmp_path_factory.mktemp("vocab")
-    train = folder / "train.txt"
-    train.write_text("\n".join(corpus_lines[:1000]) + "\n")
+    train = corpus_head(folder)
     vocab = vocab_learning.learn_wordpiece_vocab(str(train), 1000, min_count=2)
     path = folder / "vocab.txt"
     vocab_learning.write_vocab(vocab, str(path))

@@ -3,17 +3,14 @@
 import pytest
 from tensorflow_text.tools.wordpiece_vocab import wordpiece_tokenizer_learner_lib as tf_text
 
-from tests_shared import shared_path
+from tests_shared import corpus_head
 from bert_tf.data import vocab_learning, wordpiece_learner
 
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
     """The first 1000 lines of the Gutenberg pretraining corpus."""
-    lines = shared_path("corpus", "gutenberg_pretrain.txt").read_text().splitlines()[:1000]
-    path = tmp_path_factory.mktemp("corpus") / "corpus.txt"
-    path.write_text("\n".join(lines) + "\n")
-    return str(path)
+    return str(corpus_head(tmp_path_factory.mktemp("corpus")))
 
 
 @pytest.mark.parametrize("lower_case,vocab_size,min_count,max_unique_chars", [

@@ -1,4 +1,5 @@
-"""What every export shares: one trace of the model, and a SavedModel of its variables only."""
+"""What every export shares: one trace of the model, a SavedModel of its variables only, and
+XLA-compiled answers equal to the plain ones on lengths rounded up to buckets."""
 
 import pathlib
 
@@ -10,6 +11,7 @@ from bert_tf import serving
 from bert_tf.config import BertConfig
 from bert_tf.modeling import BertEncoder
 from bert_tf.serving.encoder_export import EncoderServing
+from serving_support import assert_compiled_answers_equal
 
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "hello", "world", "!"]
 
@@ -52,3 +54,20 @@ def test_the_savedmodel_keeps_the_variables_not_the_keras_objects(tmp_path):
                         "segment_ids": tf.zeros([1, 5], tf.int32)}, training=False)
     np.testing.assert_allclose(loaded.signatures["serving_default"](texts)["pooled_output"],
                                expected["pooled_output"], atol=1e-6)
+
+
+def test_a_compiled_module_answers_as_the_plain_one_on_length_buckets(tmp_path):
+    encoder = _encoder()
+    texts = tf.constant(["hello world!", "", "hello " * 20])
+    outputs = {}
+    for name, jit_compile in (("plain", False), ("compiled", True)):
+        module = EncoderServing(encoder, VOCAB, str(tmp_path), max_seq_length=32,
+                                jit_compile=jit_compile)
+        for run, batch in (("texts", texts), ("alone", texts[:1])):
+            outputs.update({f"{name}/{run}/{key}": value.numpy()
+                            for key, value in module.serve_texts(batch).items()})
+    assert_compiled_answers_equal(outputs, "plain", "compiled")
+    # "hello world!" alone is 5 pieces, run as 16; the batch's longest is 22, run as 32.
+    assert outputs["plain/alone/sequence_output"].shape[1] == 5
+    assert outputs["compiled/alone/sequence_output"].shape[1] == 16
+    assert outputs["compiled/texts/sequence_output"].shape[1] == 32
