@@ -81,7 +81,8 @@ class TextServingModule(tf.Module):
 
     kind = None
     # tf.Module walks its attributes each time `variables` (and the like) is
-    # read, which saving does a dozen times: not the vocabulary's tokens.
+    # read, which saving does a dozen times: not the vocabulary's tokens
+    # (kept as a tuple, which tf.Module does not wrap token by token either).
     _TF_MODULE_IGNORED_PROPERTIES = tf.Module._TF_MODULE_IGNORED_PROPERTIES | {"tokens"}
 
     def __init__(self, config, vocabulary, asset_dir, max_seq_length=128,

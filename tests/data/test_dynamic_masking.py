@@ -12,7 +12,7 @@ import pytest
 import tensorflow as tf
 import transformers
 
-from tests_shared import shared_path
+from tests_shared import corpus_head, shared_path
 from bert_tf.data import dynamic_pairs
 from bert_tf.data import readers
 from bert_tf.data.dynamic_masker import DynamicMasker
@@ -42,10 +42,7 @@ def _unmasked(rows):
 @pytest.fixture(scope="module")
 def corpus_part(tmp_path_factory):
     """The first 12000 lines (~1.5 MB, 160 books' worth of chapters) of the corpus."""
-    lines = shared_path("corpus", "gutenberg_pretrain.txt").read_text().splitlines()
-    path = tmp_path_factory.mktemp("corpus") / "part.txt"
-    path.write_text("\n".join(lines[:12000]) + "\n")
-    return str(path)
+    return str(corpus_head(tmp_path_factory.mktemp("corpus"), lines=12000))
 
 
 @pytest.fixture(scope="module")
