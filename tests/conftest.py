@@ -4,7 +4,7 @@ import pytest
 
 from tests_shared import shared_path
 
-# Scripts the tests start as processes: --doctest-modules must not import them
+# Files the tests load or start as processes: --doctest-modules must not import them
 # (importing one registers a TFDS builder or configures devices for the whole suite).
 collect_ignore = ["scripts/tiny_tfds_builder.py", "training/distributed_equivalence.py",
                   "training/tiny_training_run.py"]

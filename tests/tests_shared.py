@@ -1,4 +1,5 @@
-"""Helpers shared by tests: the shared data folder, tiny random encoder inputs, CPU flags files, bench scripts."""
+"""Helpers shared by tests: the shared data folder, tiny random encoder inputs, CPU flags files,
+root scripts run in process, bench scripts."""
 
 import os
 import pathlib
@@ -8,8 +9,6 @@ import pytest
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 SHARED_DATA = pathlib.Path(os.environ.get("BERT_TF_SHARED_DATA", REPO.parent / "shared" / "data"))
-# The absl flags that the bench script loaded last by `load_bench` defined.
-_LAST_BENCH_FLAGS = set()
 
 
 def shared_path(*parts):
@@ -54,21 +53,69 @@ def weights_by_name(model):
     return {name: np.array(ref.variable.numpy()) for name, ref in tf1_variable_map(model).items()}
 
 
-def run_script(script, *args, timeout=600, env=None):
-    """Runs a root script (`extract_features.py`, ...) in a fresh Python; returns the result.
+def load_script(script):
+    """The `bert_tf.scripts` module of root script `script` (`run_squad.py`), imported afresh.
 
-    Scripts define absl flags at import, so each runs in its own process, as
-    a user runs it.
+    Scripts define their absl flags at import, several with the same names,
+    so the flags that other scripts and benches defined are removed first
+    (`--verbose`, defined once by the scripts' shared `cli`, stays) and
+    this script's are defined anew, unparsed, with their defaults.
     """
+    import importlib
+    import sys
+
+    from absl import app, flags
+    app.define_help_flags()  # the first `app.run` would define them among the script's
+    _forget_loaded_flags()
+    flags.FLAGS.unparse_flags()
+    name = f"bert_tf.scripts.{pathlib.Path(script).stem}"
+    sys.modules.pop(name, None)
+    return importlib.import_module(name)
+
+
+def run_script(script, *args):
+    """Runs root script `script` (`run_classifier.py`, ...) in this process, as `python` would.
+
+    The script file runs as `__main__`, with `sys.argv` set to `args` and
+    its flags fresh (`load_script`). Its stdout, its stderr and absl's log
+    lines are captured; `sys.exit` ends the run. A test pays no TensorFlow
+    start-up this way (about 6 s a process). Tests that need a process of
+    their own (a signal, an environment variable, TensorFlow's start-up
+    notices, logical devices) start one with `subprocess`.
+
+    Returns:
+        `subprocess.CompletedProcess` with `returncode`, `stdout` and `stderr`.
+    """
+    import contextlib
+    import io
+    import runpy
     import subprocess
     import sys
-    environment = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", **(env or {}))
-    return subprocess.run([sys.executable, str(REPO / script), *map(str, args)],
-                          capture_output=True, text=True, timeout=timeout, env=environment)
+
+    from absl import flags, logging
+    load_script(script)
+    # As after `app.run`'s first parse: INFO lines show unless --verbosity says otherwise.
+    flags.FLAGS.verbosity = 0
+    argv = [script, *map(str, args)]
+    stdout, stderr = io.StringIO(), io.StringIO()
+    log_handler = logging.get_absl_handler().python_handler
+    saved_argv, saved_log_stream = sys.argv, log_handler.stream
+    sys.argv, log_handler.stream = argv, stderr
+    try:
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            runpy.run_path(str(REPO / script), run_name="__main__")
+        returncode = 0
+    except SystemExit as stop:
+        returncode = stop.code if isinstance(stop.code, int) else 0 if stop.code is None else 1
+        if isinstance(stop.code, str):
+            stderr.write(stop.code + "\n")
+    finally:
+        sys.argv, log_handler.stream = saved_argv, saved_log_stream
+    return subprocess.CompletedProcess(argv, returncode, stdout.getvalue(), stderr.getvalue())
 
 
 def load_bench(name):
-    """bench/`name`.py as a module, its absl flags defined in place of the last loaded bench's.
+    """bench/`name`.py as a module, its absl flags defined in place of those loaded before.
 
     Bench scripts define their flags at import, several with the same names
     (`iterations`, `threads`), so a second one in the same test process
@@ -77,17 +124,23 @@ def load_bench(name):
     files run one after another in a process.
     """
     import importlib.util
-
-    from absl import flags
-    for name_defined in _LAST_BENCH_FLAGS:
-        delattr(flags.FLAGS, name_defined)
-    before = set(flags.FLAGS)
-    spec = importlib.util.spec_from_file_location(f"{name}_bench", REPO / "bench" / f"{name}.py")
+    import sys
+    _forget_loaded_flags()
+    spec = importlib.util.spec_from_file_location(f"bench.{name}", REPO / "bench" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # absl files each flag under its module's name
     spec.loader.exec_module(module)
-    _LAST_BENCH_FLAGS.clear()
-    _LAST_BENCH_FLAGS.update(set(flags.FLAGS) - before)
     return module
+
+
+def _forget_loaded_flags():
+    """Deletes the absl flags that bench scripts and runner scripts defined (not `--verbose`)."""
+    from absl import flags
+    for module, defined in flags.FLAGS.flags_by_module_dict().items():
+        if module.startswith(("bench.", "bert_tf.scripts.")) and module != "bert_tf.scripts.cli":
+            for flag in list(defined):
+                if flag.name in flags.FLAGS:
+                    delattr(flags.FLAGS, flag.name)
 
 
 def xla_compiled_functions(graph):

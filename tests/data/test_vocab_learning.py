@@ -1,14 +1,10 @@
 """Vocabulary learning on real corpus text, checked with the original layout
 and with tokenizers we did not write (HuggingFace) besides our reference one."""
 
-import os
-import subprocess
-import sys
-
 import pytest
 import transformers
 
-from tests_shared import REPO, corpus_head, shared_path
+from tests_shared import corpus_head, run_script, shared_path
 from bert_tf.data import vocab_learning
 from bert_tf.tokenization.full_tokenizer import FullTokenizer
 from bert_tf.tokenization.vocab import load_vocab
@@ -93,17 +89,12 @@ def test_bad_arguments_are_named(tmp_path):
             str(shared_path("corpus", "sample_text.txt")), 104)
 
 
-def _run(*args):
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=str(REPO))
-    return subprocess.run([sys.executable, *args], capture_output=True, text=True,
-                          env=env, cwd=str(REPO), timeout=300)
-
-
 def test_script_writes_a_vocab_file(tmp_path):
     out = tmp_path / "vocab.txt"
-    result = _run("learn_vocab.py", f"--input_file={shared_path('corpus', 'sample_text.txt')}",
-                  f"--output_file={out}", "--vocab_size=400", "--min_count=2",
-                  "--num_unused=10")
+    result = run_script("learn_vocab.py",
+                        f"--input_file={shared_path('corpus', 'sample_text.txt')}",
+                        f"--output_file={out}", "--vocab_size=400", "--min_count=2",
+                        "--num_unused=10")
     assert result.returncode == 0, result.stderr[-2000:]
     vocab = list(load_vocab(str(out)))
     assert vocab[:15] == ["[PAD]"] + [f"[unused{i}]" for i in range(10)] + SPECIALS
@@ -111,9 +102,8 @@ def test_script_writes_a_vocab_file(tmp_path):
 
 
 def test_script_names_a_missing_input(tmp_path):
-    result = _run("-m", "bert_tf.scripts.learn_vocab",
-                  f"--input_file={tmp_path}/missing-corpus.txt",
-                  f"--output_file={tmp_path}/vocab.txt")
+    result = run_script("learn_vocab.py", f"--input_file={tmp_path}/missing-corpus.txt",
+                        f"--output_file={tmp_path}/vocab.txt")
     assert result.returncode != 0
     assert "--input_file: input pattern" in result.stderr
     assert "missing-corpus.txt" in result.stderr and "Traceback" not in result.stderr

@@ -1,16 +1,14 @@
 """create_pretraining_data.py from the command line, as users of the original run it."""
 
 import os
-import subprocess
-import sys
+
 import tensorflow as tf
 
-from tests_shared import REPO, shared_path
+from tests_shared import run_script, shared_path
 
 
 def _run(*flags):
-    command = [sys.executable, str(REPO / "create_pretraining_data.py"), *flags]
-    return subprocess.run(command, capture_output=True, text=True, timeout=300)
+    return run_script("create_pretraining_data.py", *flags)
 
 
 def _examples(*paths):

@@ -63,12 +63,12 @@ def test_tfds_dataset_built_from_local_files(tmp_path):
     from bert_tf.tasks.tfds_data import TfdsTask
     from tasks.task_runs import glue_subset, quick_options, tiny_model_files
     source = glue_subset(tmp_path, "SST-2", 16, files=("train.tsv", "dev.tsv"))
-    builder = REPO / "tests" / "scripts" / "tiny_tfds_builder.py"
-    built = subprocess.run([sys.executable, str(builder), str(source), str(tmp_path / "tfds")],
-                           capture_output=True, text=True, timeout=300)
-    assert built.returncode == 0, built.stderr[-3000:]
-    spec = importlib.util.spec_from_file_location("tiny_tfds_builder", builder)
-    spec.loader.exec_module(importlib.util.module_from_spec(spec))  # registers the builder
+    spec = importlib.util.spec_from_file_location(
+        "tiny_tfds_builder", REPO / "tests" / "scripts" / "tiny_tfds_builder.py")
+    builders = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(builders)  # registers the builder with TFDS
+    builders.TinySst.source_dir = str(source)
+    builders.TinySst(data_dir=str(tmp_path / "tfds")).download_and_prepare()
     task = ClassificationTask(TfdsTask("tiny_sst", str(tmp_path / "tfds")), None,
                               tiny_model_files(), max_seq_length=32)
     results = runner.run(task, quick_options(tmp_path / "out", do_train=True, do_eval=True))

@@ -14,8 +14,9 @@ from bert_tf.config import BertConfig
 from bert_tf.modeling.pretrainer import BertPretrainer
 from bert_tf.training.init_checkpoint import initialize_from_checkpoint
 from bert_tf.training.precision import bfloat16_emulation_note
-from tests_shared import shared_path
-from training.pretraining_runs import TINY_CONFIG, environment, pretraining_command
+from tests_shared import run_script, shared_path
+from training.pretraining_runs import (TINY_CONFIG, environment, pretraining_command,
+                                       pretraining_flags)
 
 STEPS = 40
 
@@ -98,13 +99,11 @@ def test_final_model_is_an_original_release_folder(resumed_run):
 def test_the_original_readme_command_runs_unchanged(resumed_run, tmp_path):
     """The README's flags, starting from the run's exported original checkpoint."""
     init = resumed_run["output_dir"]
-    command = pretraining_command(
+    result = run_script("run_pretraining.py", *pretraining_flags(
         str(tmp_path), str(tmp_path / "pretraining_output"), "--do_train=True",
         "--do_eval=True", f"--init_checkpoint={init / 'bert_model.ckpt'}",
         "--train_batch_size=32", "--num_train_steps=20", "--num_warmup_steps=10",
-        "--learning_rate=2e-5")
-    result = subprocess.run(command, capture_output=True, text=True, timeout=600,
-                            env=environment())
+        "--learning_rate=2e-5"))
     assert result.returncode == 0, result.stderr[-3000:]
     assert "restored" in result.stderr and "resumed" not in result.stderr
     results = (tmp_path / "pretraining_output" / "eval_results.txt").read_text()
@@ -114,15 +113,14 @@ def test_the_original_readme_command_runs_unchanged(resumed_run, tmp_path):
 def test_dynamic_masking_trains_on_raw_text(tmp_path, uncased_vocab_file):
     """--dynamic_masking: sample_text.txt paired and masked in tf.data, then evaluated."""
     output_dir = tmp_path / "out"
-    command = with_input_file(
-        pretraining_command(str(tmp_path), str(output_dir), "--do_train", "--do_eval",
-                            "--dynamic_masking", "--do_whole_word_mask",
-                            f"--vocab_file={uncased_vocab_file}", "--train_batch_size=8",
-                            "--num_train_steps=10", "--num_warmup_steps=2",
-                            "--iterations_per_loop=5", "--max_eval_steps=2"),
+    flags = with_input_file(
+        pretraining_flags(str(tmp_path), str(output_dir), "--do_train", "--do_eval",
+                          "--dynamic_masking", "--do_whole_word_mask",
+                          f"--vocab_file={uncased_vocab_file}", "--train_batch_size=8",
+                          "--num_train_steps=10", "--num_warmup_steps=2",
+                          "--iterations_per_loop=5", "--max_eval_steps=2"),
         str(shared_path("corpus", "sample_text.txt")))
-    result = subprocess.run(command, capture_output=True, text=True, timeout=600,
-                            env=environment())
+    result = run_script("run_pretraining.py", *flags)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "step 10/10 loss=" in result.stderr
     results = dict(l.split(" = ") for l in (output_dir / "eval_results.txt").read_text()
@@ -132,23 +130,23 @@ def test_dynamic_masking_trains_on_raw_text(tmp_path, uncased_vocab_file):
     assert 0 <= float(results["next_sentence_accuracy"]) <= 1
 
 
-def with_input_file(command, input_file):
-    index = command.index(next(a for a in command if a.startswith("--input_file")))
-    return command[:index] + [f"--input_file={input_file}"] + command[index + 1:]
+def with_input_file(flags, input_file):
+    index = flags.index(next(a for a in flags if a.startswith("--input_file")))
+    return flags[:index] + [f"--input_file={input_file}"] + flags[index + 1:]
 
 
 def test_bad_flags_are_named(tmp_path):
-    missing = with_input_file(pretraining_command(str(tmp_path), str(tmp_path / "a"),
-                                                  "--do_train"),
+    missing = with_input_file(pretraining_flags(str(tmp_path), str(tmp_path / "a"),
+                                                "--do_train"),
                               "/nonexistent/*.tfrecord")
-    neither = pretraining_command(str(tmp_path), str(tmp_path / "b"))
-    no_vocab = pretraining_command(str(tmp_path), str(tmp_path / "c"), "--do_train",
-                                   "--dynamic_masking")
-    runs = [subprocess.Popen(c, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             env=environment()) for c in (missing, neither, no_vocab)]
-    (_, missing_err), (_, neither_err), (_, no_vocab_err) = [
-        p.communicate(timeout=300) for p in runs]
-    assert all(run.returncode != 0 for run in runs)
-    assert "--input_file: input pattern '/nonexistent/*.tfrecord' matches no file" in missing_err
-    assert "At least one of `do_train`, `do_eval` or `do_predict` must be True." in neither_err
-    assert "--dynamic_masking needs --vocab_file" in no_vocab_err
+    neither = pretraining_flags(str(tmp_path), str(tmp_path / "b"))
+    no_vocab = pretraining_flags(str(tmp_path), str(tmp_path / "c"), "--do_train",
+                                 "--dynamic_masking")
+    missing, neither, no_vocab = [run_script("run_pretraining.py", *flags)
+                                  for flags in (missing, neither, no_vocab)]
+    assert all(run.returncode != 0 for run in (missing, neither, no_vocab))
+    assert ("--input_file: input pattern '/nonexistent/*.tfrecord' matches no file"
+            in missing.stderr)
+    assert ("At least one of `do_train`, `do_eval` or `do_predict` must be True."
+            in neither.stderr)
+    assert "--dynamic_masking needs --vocab_file" in no_vocab.stderr

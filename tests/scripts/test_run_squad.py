@@ -7,13 +7,14 @@ first questions of the real ones.
 
 import gzip
 import json
-import subprocess
-import sys
 
+from absl import flags
+
+from bert_tf import evaluate_squad
 from bert_tf.checkpoints import export_original
 from bert_tf.config import BertConfig
 from bert_tf.modeling import BertEncoder
-from tests_shared import REPO, run_script, shared_path, write_tiny_bert_config
+from tests_shared import load_script, run_script, shared_path, write_tiny_bert_config
 
 
 def release_folder(tmp_path):
@@ -37,7 +38,7 @@ def first_questions(tmp_path, name, count):
     return path
 
 
-def test_readme_squad_1_1_command_then_official_scoring(tmp_path):
+def test_readme_squad_1_1_command_then_official_scoring(tmp_path, capsys):
     bert_base_dir = release_folder(tmp_path)
     train = first_questions(tmp_path, "train-v1.1", 6)
     dev = first_questions(tmp_path, "dev-v1.1", 5)
@@ -53,11 +54,9 @@ def test_readme_squad_1_1_command_then_official_scoring(tmp_path):
     predictions = json.loads((out / "predictions.json").read_text())
     assert len(predictions) == 5
     assert len(json.loads((out / "nbest_predictions.json").read_text())) == 5
-    scored = subprocess.run(
-        [sys.executable, "-m", "bert_tf.evaluate_squad", str(dev), str(out / "predictions.json")],
-        capture_output=True, text=True, cwd=REPO, timeout=120)
-    assert scored.returncode == 0, scored.stderr
-    report = json.loads(scored.stdout)
+    capsys.readouterr()
+    evaluate_squad.main([str(dev), str(out / "predictions.json")])
+    report = json.loads(capsys.readouterr().out)
     assert set(report) == {"exact_match", "f1"} and 0 <= report["exact_match"] <= report["f1"]
 
 
@@ -98,12 +97,8 @@ ORIGINAL_FLAGS = {
 
 
 def test_every_original_flag_with_its_default():
-    code = ("import json; from absl import flags; import bert_tf.scripts.run_squad; "
-            "print(json.dumps({k: flags.FLAGS[k].default for k in flags.FLAGS}))")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            cwd=REPO, timeout=120)
-    assert result.returncode == 0, result.stderr[-2000:]
-    defaults = json.loads(result.stdout.splitlines()[-1])
+    load_script("run_squad.py")
+    defaults = {name: flags.FLAGS[name].default for name in flags.FLAGS}
     assert len(ORIGINAL_FLAGS) == 30
     assert {name: defaults.get(name, "missing") for name in ORIGINAL_FLAGS} == ORIGINAL_FLAGS
     assert defaults["do_eval"] is False

@@ -1,10 +1,10 @@
 """A real TFDS builder over a local SST-2-style TSV, for testing `--tfds_name`.
 
-Run as a script it prepares the dataset: `python tiny_tfds_builder.py TSV DATA_DIR`.
+A test loads this file (which registers the builder with TFDS), sets
+`TinySst.source_dir` and prepares the dataset with `download_and_prepare`.
 """
 
 import csv
-import sys
 
 import numpy as np
 import tensorflow_datasets as tfds
@@ -31,8 +31,3 @@ class TinySst(tfds.core.GeneratorBasedBuilder):
             rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))[1:]
         for index, (sentence, label) in enumerate(rows):
             yield index, {"sentence": sentence, "label": int(label), "idx": index}
-
-
-if __name__ == "__main__":
-    TinySst.source_dir = sys.argv[1]
-    TinySst(data_dir=sys.argv[2]).download_and_prepare()

@@ -1,4 +1,4 @@
-"""Command lines of run_pretraining.py for the tests that start it as a process."""
+"""Command lines of run_pretraining.py for the tests that run it, in process or as a process."""
 
 import json
 import os
@@ -17,15 +17,20 @@ def golden_records():
     return str(shared_path("golden", "sample_text_seed12345_dupe10.tfrecord"))
 
 
-def pretraining_command(folder, output_dir, *flags):
-    """`python run_pretraining.py` on the golden records with a tiny config in `folder`."""
+def pretraining_flags(folder, output_dir, *flags):
+    """run_pretraining.py's flags for the golden records and a tiny config written in `folder`."""
     config_file = os.path.join(folder, "bert_config.json")
     with open(config_file, "w", encoding="utf-8") as f:
         json.dump(TINY_CONFIG, f)
-    return [sys.executable, str(REPO / "run_pretraining.py"),
-            f"--bert_config_file={config_file}", f"--input_file={golden_records()}",
+    return [f"--bert_config_file={config_file}", f"--input_file={golden_records()}",
             f"--output_dir={output_dir}", "--max_seq_length=128",
             "--max_predictions_per_seq=20", "--learning_rate=1e-3", *flags]
+
+
+def pretraining_command(folder, output_dir, *flags):
+    """`python run_pretraining.py` with `pretraining_flags`, for a process of its own."""
+    return [sys.executable, str(REPO / "run_pretraining.py"),
+            *pretraining_flags(folder, output_dir, *flags)]
 
 
 def environment(**extra):
