@@ -24,7 +24,6 @@ exclusive: `text[start:end] == entity_text` in Python; -1 padding),
 """
 
 import tensorflow as tf
-import tensorflow_text as tf_text
 
 from bert_tf.serving.sources import find_encoder
 from bert_tf.serving.text_module import TextServingModule, string_spec
@@ -100,8 +99,6 @@ class NerServing(TextServingModule):
         self.tag_prefix = tf.constant(prefixes, tf.int32)
         self.tag_type = tf.constant(types)
         self.serve_model(token_classifier)
-        self.cls_id = self.tokens.index("[CLS]")
-        self.sep_id = self.tokens.index("[SEP]")
 
     def text_preprocessor(self, keep_special_tokens):
         return OffsetsTokenizer(self.tokens, self.do_lower_case)
@@ -151,15 +148,10 @@ class NerServing(TextServingModule):
 
     def _word_tags(self, ids, word_row, word_position):
         """The tag id (argmax of its first piece's logits) of each word, in flat word order."""
-        packed, _ = tf_text.combine_segments(
-            [ids], start_of_sequence_id=self.cls_id, end_of_segment_id=self.sep_id)
-        input_ids = self.dense(packed)
+        packed = self.pack([ids])
 
         def run():
-            logits = self.inference({
-                "input_ids": input_ids,
-                "input_mask": self.dense(tf.ones_like(packed)),
-                "segment_ids": tf.zeros_like(input_ids)})
+            logits = self.inference(packed)
             at = tf.stack([word_row, tf.cast(word_position, tf.int64) + 1], axis=1)
             return tf.argmax(tf.gather_nd(tf.cast(logits, tf.float32), at), axis=-1,
                              output_type=tf.int32)

@@ -27,7 +27,6 @@ valid span (an empty context) the answer is "", -1, -1 and `score` 0.
 """
 
 import tensorflow as tf
-import tensorflow_text as tf_text
 
 from bert_tf.serving.sources import find_encoder
 from bert_tf.serving.text_module import TextServingModule, string_spec
@@ -86,8 +85,6 @@ class SpanQAServing(TextServingModule):
             "n_best_size": int(n_best_size), "max_answer_length": int(max_answer_length),
             "version_2_with_negative": bool(version_2_with_negative),
             "null_score_diff_threshold": float(null_score_diff_threshold)}
-        self.cls_id = self.tokens.index("[CLS]")
-        self.sep_id = self.tokens.index("[SEP]")
 
     def text_preprocessor(self, keep_special_tokens):
         return OffsetsTokenizer(self.tokens, self.do_lower_case)
@@ -113,11 +110,8 @@ class SpanQAServing(TextServingModule):
         # Each window piece's index in the batch's flat context pieces.
         window_pieces = (tf.ragged.range(windows.length) + windows.start[:, None]
                          + tf.gather(pieces.ids.row_starts(), windows.example)[:, None])
-        ids, segment_ids = tf_text.combine_segments(
-            [tf.gather(query, windows.example),
-             tf.gather(pieces.ids.flat_values, window_pieces)],
-            start_of_sequence_id=self.cls_id, end_of_segment_id=self.sep_id)
-        starts, ends = self._logits(ids, segment_ids)
+        starts, ends = self._logits(self.pack(
+            [tf.gather(query, windows.example), tf.gather(pieces.ids.flat_values, window_pieces)]))
         doc_offset = tf.gather(query.row_lengths(), windows.example) + 2
         first, last, score = self._best_spans(windows, doc_offset, starts, ends, batch_size)
         found = score > _NO_SCORE
@@ -137,21 +131,16 @@ class SpanQAServing(TextServingModule):
             start=start, end=end, score=tf.cast(score, tf.float32))
         return outputs
 
-    def _logits(self, ids, segment_ids):
-        """(start, end) logits float32 [windows, T] of the packed windows (ragged ids)."""
-        input_ids = self.dense(ids)
-
+    def _logits(self, packed):
+        """(start, end) logits float32 [windows, T] of the packed windows."""
         def run():
-            outputs = self.inference({
-                "input_ids": input_ids,
-                "input_mask": self.dense(tf.ones_like(ids)),
-                "segment_ids": self.dense(segment_ids)})
+            outputs = self.inference(packed)
             return (tf.cast(outputs["start_logits"], tf.float32),
                     tf.cast(outputs["end_logits"], tf.float32))
 
         # A batch without windows (only empty contexts) has nothing to run.
         nothing = tf.zeros([0, 1])
-        return tf.cond(tf.shape(input_ids)[0] > 0, run, lambda: (nothing, nothing))
+        return tf.cond(tf.shape(packed["input_ids"])[0] > 0, run, lambda: (nothing, nothing))
 
     def _best_spans(self, windows, doc_offset, starts, ends, batch_size):
         """(first piece, last piece, score) of each example's best span; score -inf if none.

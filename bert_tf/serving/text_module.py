@@ -40,6 +40,7 @@ import os
 import tensorflow as tf
 
 from bert_tf.tokenization import BertPreprocessor, vocabulary_list
+from bert_tf.tokenization.packer import pack_segments
 
 VOCAB_ASSET_NAME = "vocab.txt"
 LENGTH_BUCKET = 16
@@ -104,6 +105,10 @@ class TextServingModule(tf.Module):
         self.do_lower_case = bool(do_lower_case)
         self.jit_compile = bool(jit_compile)
         self.preprocessor = self.text_preprocessor(keep_special_tokens)
+        missing = [token for token in ("[CLS]", "[SEP]") if token not in self.tokens]
+        if missing:
+            raise ValueError(f"the vocabulary has no {' or '.join(missing)} token")
+        self.cls_id, self.sep_id = self.tokens.index("[CLS]"), self.tokens.index("[SEP]")
 
     def text_preprocessor(self, keep_special_tokens):
         """What turns strings into model inputs in the graph (a `BertPreprocessor`)."""
@@ -136,11 +141,16 @@ class TextServingModule(tf.Module):
         rounded = (length + LENGTH_BUCKET - 1) // LENGTH_BUCKET * LENGTH_BUCKET
         return tf.minimum(rounded, tf.cast(self.max_seq_length, length.dtype))
 
-    def dense(self, ragged):
-        """int32 [B, T] of ragged rows, zeros after each row; T as `padded_length`."""
-        values = tf.cast(ragged.to_tensor(), tf.int32)
-        width = tf.shape(values)[1]
-        return tf.pad(values, [[0, 0], [0, self.padded_length(width) - width]])
+    def pack(self, segments):
+        """`pack_segments` of whole ragged id segments, as wide as `padded_length` says.
+
+        For windows built to fit: every packed row must fit `max_seq_length`.
+        """
+        segments = [tf.cast(segment, tf.int32) for segment in segments]
+        lengths = [tf.cast(segment.row_lengths(), tf.int32) for segment in segments]
+        longest = tf.reduce_max(tf.concat([tf.add_n(lengths) + 1 + len(segments), [0]], 0))
+        return pack_segments(segments, lengths, self.padded_length(longest),
+                             self.cls_id, self.sep_id)
 
     def metadata_values(self):
         """`{name: Python value}` recorded in the `metadata` signature."""

@@ -8,15 +8,19 @@ feature-extraction code:
 
 A single segment keeps its first `seq_length - 2` ids. A pair is cut, one id
 at a time, from the end of the longer segment (of B on a tie) until it fits
-in `seq_length - 3`; tensorflow-text's `RoundRobinTrimmer` computes exactly
-these lengths in one step (A keeps min(len A, ceil(budget / 2)) or more if B
-is short; `tests/tokenization` compares it with HuggingFace's
-`longest_first`). Padding is 0, as in the original, whatever id [PAD] has.
+in `seq_length - 3`; `kept_lengths` computes the lengths this leaves in one
+step (`tests/tokenization` compares them with HuggingFace's `longest_first`).
+Padding is 0, as in the original, whatever id [PAD] has.
+
+`pack_segments` lays the kept ids out with a few dense ops per segment, not
+tensorflow-text's ragged `RoundRobinTrimmer` and `combine_segments`: the
+same ids, from a much smaller graph, which every tf.data pipeline and
+SavedModel signature that packs text traces, optimizes and runs (the
+span-QA and NER exports pack their windows with it too).
 """
 
 import keras
 import tensorflow as tf
-import tensorflow_text as tf_text
 
 
 @keras.saving.register_keras_serializable(package="bert_tf")
@@ -65,22 +69,87 @@ class BertPacker(keras.layers.Layer):
         if not isinstance(segments[0], tf.RaggedTensor):
             packed = self.call([tf.RaggedTensor.from_tensor(s[None]) for s in segments])
             return {key: value[0] for key, value in packed.items()}
-        budget = self.seq_length - 1 - len(segments)
-        trimmed = tf_text.RoundRobinTrimmer(max_seq_length=budget).trim(segments)
-        ids, segment_ids = tf_text.combine_segments(
-            trimmed, start_of_sequence_id=self.cls_id, end_of_segment_id=self.sep_id)
-        input_ids, input_mask = tf_text.pad_model_inputs(ids, self.seq_length)
-        segment_ids, _ = tf_text.pad_model_inputs(segment_ids, self.seq_length)
-        return {
-            "input_ids": tf.cast(input_ids, tf.int32),
-            "input_mask": tf.cast(input_mask, tf.int32),
-            "segment_ids": tf.cast(segment_ids, tf.int32),
-        }
+        lengths = kept_lengths([tf.cast(s.row_lengths(), tf.int32) for s in segments],
+                               budget=self.seq_length - 1 - len(segments))
+        return pack_segments(segments, lengths, self.seq_length, self.cls_id, self.sep_id)
 
     def get_config(self):
         config = super().get_config()
         config.update(seq_length=self.seq_length, cls_id=self.cls_id, sep_id=self.sep_id)
         return config
+
+
+def pack_segments(segments, lengths, width, cls_id, sep_id):
+    """`[CLS] A [SEP]` or `[CLS] A [SEP] B [SEP]`, the first `lengths` ids of each segment.
+
+    Each output position gathers its id from the segment it falls in.
+
+    Args:
+        segments: one or two int32 ragged tensors [batch, None].
+        lengths: how many ids of each segment to keep, int32 [batch] each.
+        width: the packed length (an int, or a scalar tensor); it must hold
+            every packed row.
+        cls_id: id of `[CLS]`.
+        sep_id: id of `[SEP]`.
+
+    Returns:
+        dict of int32 tensors [batch, width]: `input_ids`, `input_mask`,
+        `segment_ids` (0 for `[CLS] A [SEP]`, 1 for `B [SEP]`), zeros after
+        each row.
+
+    Example:
+
+    >>> a = tf.ragged.constant([[7, 8, 9], [5]])
+    >>> packed = pack_segments([a], [tf.constant([2, 1])], 5, cls_id=1, sep_id=2)
+    >>> packed["input_ids"].numpy().tolist()
+    [[1, 7, 8, 2, 0], [1, 5, 2, 0, 0]]
+    """
+    column = tf.range(width)[None, :]
+    input_ids = tf.broadcast_to(tf.where(column == 0, cls_id, 0),
+                                [segments[0].nrows(out_type=tf.int32), width])
+    segment_ids = tf.zeros_like(input_ids)
+    start = tf.ones_like(lengths[0])[:, None]  # where the segment's first id goes
+    for index, (segment, length) in enumerate(zip(segments, lengths)):
+        end = start + length[:, None]  # where its [SEP] goes
+        ids = tf.gather(_columns(segment, width), tf.clip_by_value(column - start, 0, width - 1),
+                        batch_dims=1)
+        input_ids = tf.where((column >= start) & (column < end), ids, input_ids)
+        input_ids = tf.where(column == end, sep_id, input_ids)
+        segment_ids = tf.where((column >= start) & (column <= end), index, segment_ids)
+        start = end + 1
+    return {"input_ids": input_ids, "input_mask": tf.cast(column < start, tf.int32),
+            "segment_ids": segment_ids}
+
+
+def _columns(segment, width):
+    """The first `width` columns of ragged `segment`, zeros after each row."""
+    if isinstance(width, int):  # a static shape, for the pipelines that keep it
+        return segment.to_tensor(shape=[None, width])
+    return segment.to_tensor(shape=tf.stack([-1, tf.cast(width, segment.row_splits.dtype)]))
+
+
+def kept_lengths(lengths, budget):
+    """How many ids of each segment the original's truncation keeps.
+
+    Args:
+        lengths: one or two int tensors [batch], the segments' lengths.
+        budget: the most ids the segments may keep together.
+
+    Returns:
+        the kept lengths, a list like `lengths`.
+
+    Example:
+
+    >>> [int(n) for n in kept_lengths([tf.constant(10), tf.constant(2)], budget=8)]
+    [6, 2]
+    """
+    if len(lengths) == 1:
+        return [tf.minimum(lengths[0], budget)]
+    first, second = lengths
+    # Cutting from the longer, B on a tie, leaves A ceil(budget / 2) ids,
+    # more if B is shorter than its half, all of A if A is.
+    first = tf.minimum(first, tf.maximum((budget + 1) // 2, budget - second))
+    return [first, tf.minimum(second, budget - first)]
 
 
 def _as_ragged(segment):
