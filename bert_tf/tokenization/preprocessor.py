@@ -6,6 +6,7 @@ SavedModel serving signature can hold so that clients send plain strings.
 """
 
 import keras
+import tensorflow as tf
 
 from bert_tf.tokenization.packer import BertPacker
 from bert_tf.tokenization.tokenizer_layer import BertTokenizerLayer
@@ -56,9 +57,19 @@ class BertPreprocessor(keras.layers.Layer):
 
     def call(self, inputs):
         texts = _segments(inputs)
-        if len(texts) not in (1, 2):
+        if len(texts) == 1:
+            return self.packer(self.tokenizer(texts[0]))
+        if len(texts) != 2:
             raise ValueError(f"{self.name} takes one text or a pair, got {len(texts)}")
-        return self.packer([self.tokenizer(text) for text in texts])
+        # Both texts of every pair in one tokenizer call: one tokenizer in
+        # the graph, not two, to trace, optimize and run.
+        first, second = (tf.convert_to_tensor(text, tf.string) for text in texts)
+        if first.shape.rank == 0:
+            ids = self.tokenizer(tf.stack([first, second]))
+            return self.packer((ids[0], ids[1]))
+        ids = self.tokenizer(tf.concat([first, second], axis=0))
+        count = tf.shape(first)[0]
+        return self.packer((ids[:count], ids[count:]))
 
     def compute_output_spec(self, inputs):
         shape = tuple(_segments(inputs)[0].shape) + (self.seq_length,)
