@@ -37,6 +37,24 @@ def test_preprocessor_is_tokenizer_then_packer(uncased_vocab_file, preprocessor)
         preprocessor((TEXTS, TEXTS, TEXTS))
 
 
+def _wordpiece_ops(function, *specs):
+    """How many WordPiece ops the traced `function` holds, its library's included."""
+    graph = tf.function(function).get_concrete_function(*specs).graph.as_graph_def()
+    nodes = [*graph.node, *(node for f in graph.library.function for node in f.node_def)]
+    return sum("Wordpiece" in node.op for node in nodes)
+
+
+def test_both_texts_of_a_pair_go_through_one_tokenizer(preprocessor):
+    strings = tf.TensorSpec([None], tf.string)
+    single = _wordpiece_ops(lambda text: preprocessor(text), strings)
+    assert single > 0
+    assert _wordpiece_ops(lambda a, b: preprocessor((a, b)), strings, strings) == single
+    # A pair of scalars is one example, the batch's first.
+    first = _numpy(preprocessor((PAIRS[0][0], PAIRS[1][0])))
+    assert first["input_ids"] == _numpy(preprocessor(PAIRS))["input_ids"][0]
+    assert 1 in first["segment_ids"]
+
+
 @pytest.mark.parametrize("make", [
     lambda vocab: BertTokenizerLayer(vocab, do_lower_case=False, keep_special_tokens=True),
     lambda vocab: BertPacker(12, cls_id=101, sep_id=102),
