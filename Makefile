@@ -27,10 +27,10 @@ $(TESTING): $(RUNTIME) requirements-test.txt
 
 # Two workers, each taking whole files (a file's module fixtures are built once;
 # the serving session fixture's tests are all in one file for the same reason):
-# the tests keep about one core busy each (1.87 cores in all), and the suite
-# takes about half the minutes of one process: 14-16 on the 2-core AVX2
-# machine of 2026-11-25 evening and 16.7-17.5 later that night (as its speed
-# varied), which ran the earlier 13.5-minute suite in 15.6.
+# the tests keep about one core busy each (1.85 cores in all), and the suite
+# takes about half the minutes of one process: 12.5-13.2 on the 2-core AVX2
+# machine of 2026-11-26, which took 16.8 for it before that day's changes
+# (scripts run in the test process, the dense packer).
 # A plain `pytest` runs it in one process.
 test: $(TESTING)
 	$(PY) -m pytest -q -n 2 --dist loadfile
