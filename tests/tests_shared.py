@@ -76,8 +76,8 @@ def load_script(script):
 def run_script(script, *args):
     """Runs root script `script` (`run_classifier.py`, ...) in this process, as `python` would.
 
-    The script file runs as `__main__`, with `sys.argv` set to `args` and
-    its flags fresh (`load_script`). Its stdout, its stderr and absl's log
+    The script file runs as `__main__`, with `sys.argv` set to the script
+    and `args` and its flags fresh (`load_script`). Its stdout, its stderr and absl's log
     lines are captured; `sys.exit` ends the run. A test pays no TensorFlow
     start-up this way (about 6 s a process). Tests that need a process of
     their own (a signal, an environment variable, TensorFlow's start-up
@@ -136,7 +136,7 @@ def load_bench(name):
 def _forget_loaded_flags():
     """Deletes the absl flags that bench scripts and runner scripts defined (not `--verbose`)."""
     from absl import flags
-    for module, defined in flags.FLAGS.flags_by_module_dict().items():
+    for module, defined in list(flags.FLAGS.flags_by_module_dict().items()):
         if module.startswith(("bench.", "bert_tf.scripts.")) and module != "bert_tf.scripts.cli":
             for flag in list(defined):
                 if flag.name in flags.FLAGS:
