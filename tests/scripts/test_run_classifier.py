@@ -13,17 +13,8 @@ import sys
 
 import pytest
 
+from tasks.task_runs import glue_subset
 from tests_shared import REPO, run_script, shared_path, write_tiny_bert_config
-
-
-def _subset(tmp_path, task, rows, files=("train.tsv", "dev.tsv", "test.tsv")):
-    """The header and first `rows` lines of each of a real GLUE task's files."""
-    folder = tmp_path / task
-    folder.mkdir()
-    for name in files:
-        lines = shared_path("glue", task, name).read_text(encoding="utf-8-sig").splitlines()
-        (folder / name).write_text("\n".join(lines[:rows + 1]) + "\n", encoding="utf-8")
-    return folder
 
 
 def _classifier(tmp_path, *args):
@@ -35,7 +26,7 @@ def _classifier(tmp_path, *args):
 
 
 def test_mrpc_train_eval_predict(tmp_path):
-    data = _subset(tmp_path, "MRPC", 24)
+    data = glue_subset(tmp_path, "MRPC", 24)
     result = _classifier(tmp_path, "--task_name=MRPC", f"--data_dir={data}", "--do_train",
                          "--do_eval", "--do_predict", "--num_train_epochs=1")
     assert result.returncode == 0, result.stderr[-3000:]
@@ -61,7 +52,7 @@ def test_tfds_dataset_built_from_local_files(tmp_path):
     from bert_tf.tasks import runner
     from bert_tf.tasks.classification import ClassificationTask
     from bert_tf.tasks.tfds_data import TfdsTask
-    from tasks.task_runs import glue_subset, quick_options, tiny_model_files
+    from tasks.task_runs import quick_options, tiny_model_files
     source = glue_subset(tmp_path, "SST-2", 16, files=("train.tsv", "dev.tsv"))
     spec = importlib.util.spec_from_file_location(
         "tiny_tfds_builder", REPO / "tests" / "scripts" / "tiny_tfds_builder.py")
@@ -80,7 +71,7 @@ def test_tfds_dataset_built_from_local_files(tmp_path):
     ("7\t2\t3\ta\tb", r"train.tsv:3: label '7' is not one of \['0', '1'\]"),
 ])
 def test_bad_rows_fail_before_training(tmp_path, bad_row, message):
-    data = _subset(tmp_path, "MRPC", 1, files=("train.tsv", "dev.tsv"))
+    data = glue_subset(tmp_path, "MRPC", 1, files=("train.tsv", "dev.tsv"))
     with open(data / "train.tsv", "a", encoding="utf-8") as f:
         f.write(bad_row + "\n")
     result = _classifier(tmp_path, "--task_name=MRPC", f"--data_dir={data}", "--do_train")
