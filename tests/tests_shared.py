@@ -149,6 +149,16 @@ def xla_compiled_functions(graph):
             if function.attr["_XlaMustCompile"].b]
 
 
+def saved_xla_functions(export_dir):
+    """Names of the functions that XLA must compile in the SavedModel at `export_dir`."""
+    from tensorflow.core.protobuf import saved_model_pb2
+    saved = saved_model_pb2.SavedModel.FromString(
+        (pathlib.Path(export_dir) / "saved_model.pb").read_bytes())
+    return [function.signature.name for graph in saved.meta_graphs
+            for function in graph.graph_def.library.function
+            if function.attr["_XlaMustCompile"].b]
+
+
 def write_tiny_bert_config(path, vocab_size=30522, **overrides):
     """Writes a tiny bert_config.json (2 layers, H=32) and returns its path."""
     import json

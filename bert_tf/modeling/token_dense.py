@@ -23,6 +23,10 @@ float32 (Base forward pass 1.5x faster on the Intel AMX machine), and in
 float32 on CPUs with AMX (1.1-1.2x there); on the AMD AVX-512 and Intel
 Cascade Lake machines the fused float32 kernel was the slower one.
 
+Elsewhere in float32 on a CPU (`xla_elementwise_is_faster`), inference
+calls in traced graphs add the bias and the activation to TensorFlow's
+product in one XLA-compiled pass (`xla_elementwise.py`).
+
 `TokenDense` is a `keras.layers.Dense` plus `hidden_act`, a
 `bert_config.json` activation name applied after the bias: training calls
 take its XLA-fused form (`fused_activation.py`). Only the TensorFlow
@@ -46,6 +50,7 @@ import tensorflow as tf
 from bert_tf.cpu_features import cpu_flags, cpu_only_tensorflow
 from bert_tf.modeling.activations import get_activation
 from bert_tf.modeling.fused_activation import get_training_activation
+from bert_tf.modeling.xla_elementwise import bias_and_activation, fuses_now
 
 XLA_KERNEL_GRADIENT_MAX_SIZE = 512 * 512
 # TensorFlow's ops for the config's activations, in the forms its optimizer fuses into a matmul.
@@ -83,6 +88,16 @@ def fused_inference_is_faster(compute_dtype, cpuinfo="/proc/cpuinfo"):
     return flags is not None and "amx_tile" in flags
 
 
+def xla_elementwise_is_faster(compute_dtype, cpuinfo="/proc/cpuinfo"):
+    """Whether inference fuses the element-wise work between matmuls with XLA (`xla_elementwise`).
+
+    >>> xla_elementwise_is_faster("bfloat16")
+    False
+    """
+    return (compute_dtype == "float32" and cpu_only_tensorflow()
+            and not fused_inference_is_faster(compute_dtype, cpuinfo))
+
+
 @keras.saving.register_keras_serializable(package="bert_tf")
 class TokenDense(keras.layers.Dense):
     """`keras.layers.Dense` over `[batch, length, width]`, computed as measured fastest.
@@ -102,11 +117,15 @@ class TokenDense(keras.layers.Dense):
         super().build(input_shape)
         self.xla_kernel_gradient = xla_kernel_gradient_is_faster(tuple(self.kernel.shape))
         self.fused_inference = fused_inference_is_faster(self.compute_dtype)
+        self.xla_elementwise = xla_elementwise_is_faster(self.compute_dtype)
 
     def call(self, inputs, training=None):
         plain = self.lora_enabled or self.quantization_mode or len(inputs.shape) != 3
         if not training and self.fused_inference and not plain:
             return self._fused_inference(inputs)
+        if (self.hidden_act is not None and self.bias is not None and not plain
+                and fuses_now(self.xla_elementwise, training)):
+            return bias_and_activation(self.kernel_product(inputs), self.bias, self.hidden_act)
         if training and self.xla_kernel_gradient and not plain:
             outputs = _product_with_xla_kernel_gradient(
                 inputs, keras.ops.cast(self.kernel, self.compute_dtype))
@@ -120,6 +139,10 @@ class TokenDense(keras.layers.Dense):
         if training:
             return get_training_activation(self.hidden_act)(outputs)
         return get_activation(self.hidden_act)(outputs)
+
+    def kernel_product(self, inputs):
+        """`inputs @ kernel` alone, as Keras' Dense computes it (for fusing what follows)."""
+        return keras.ops.matmul(inputs, keras.ops.cast(self.kernel, self.compute_dtype))
 
     def _fused_inference(self, inputs):
         """`[B*T, in] @ kernel`, `bias_add`, activation: what TensorFlow fuses into one kernel."""

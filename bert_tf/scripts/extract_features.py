@@ -35,7 +35,7 @@ flags.DEFINE_enum("output_format", "jsonl", sorted(WRITERS), "jsonl: the origina
                   "lines; npz: one compact float32 numpy archive.")
 flags.DEFINE_bool("concat_layers", False, "Write the chosen layers concatenated per token.")
 flags.DEFINE_bool("jit_compile", None, "XLA-compile the forward pass (default: where it is "
-                  "faster: on CPU up to hidden size 512, always on GPU/TPU).")
+                  "faster: on CPU up to hidden size 256, always on GPU/TPU).")
 flags.DEFINE_integer("log_every", 1000, "Print a progress line every this many examples.",
                      lower_bound=1)
 # The original's device flags, accepted so its command lines run: the device is chosen by

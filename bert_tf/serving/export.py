@@ -4,6 +4,7 @@ The one call that runners and `export_savedmodel.py` make. What the export
 is made with (casing, sequence length, labels, config, vocabulary) is stored
 in it, so a client loads it with `tf.saved_model.load` (after `import
 tensorflow_text`, whose ops the tokenizer uses) and passes nothing but text.
+The graphs hold no XLA-compiled function unless `jit_compile` asks for one.
 """
 
 import os
@@ -12,6 +13,7 @@ import tempfile
 
 import tensorflow as tf
 
+from bert_tf.modeling.xla_elementwise import without_xla
 from bert_tf.serving import sources
 from bert_tf.serving.classifier_export import ClassifierServing
 from bert_tf.serving.encoder_export import EncoderServing
@@ -109,7 +111,9 @@ def export(kind, model_or_folder, export_dir, *, vocab_file=None, labels=None,
         raise ValueError(f"a {kind} export needs its label names")
     options = {"classifier": {"labels": labels}, "ner": {"labels": labels},
                "masked_lm": {"top_k": top_k}, "span_qa": span_options or {}}.get(kind, {})
-    with tempfile.TemporaryDirectory() as asset_dir:
+    # Exports run where XLA may be off (TF Serving's default): no XLA-fused
+    # element-wise work in their graphs, only what `jit_compile` asks for.
+    with tempfile.TemporaryDirectory() as asset_dir, without_xla():
         module = serving_class(model, vocab_file, asset_dir, max_seq_length, do_lower_case,
                                jit_compile=jit_compile, **options)
         _save(module, export_dir)

@@ -6,9 +6,15 @@ dropout) and removes the per-op overhead. Measured on two 2-core machines
 (Intel Cascade Lake and AMD EPYC, `bench/encoder_forward.py`,
 `bench/pretraining_speed.py`, `bench/finetune_step.py`; docs/PERFORMANCE.md):
 
-* inference: XLA is faster for models up to hidden size 512 (Mini, Small,
-  MiniLM; +4% to +40%) and level or slower from Base (hidden 768) up, where
-  the matmuls are most of the time and oneDNN's are the faster ones;
+* inference: XLA is faster than the plain graph for models up to hidden
+  size 512 (Mini, Small, MiniLM; +4% to +40%) and level or slower from
+  Base (hidden 768) up, where the matmuls are most of the time and
+  oneDNN's are the faster ones. Since the uncompiled graph keeps oneDNN's
+  matmuls and fuses only the element-wise work between them with XLA
+  (`modeling/xla_elementwise.py`), it beats whole-pass XLA from Small up
+  (AVX2 machine, batch 32 x 128: Small 900 against 1016 ms, Base 5447
+  against 6863 ms) and is level at Mini (290 against 280 ms), so XLA
+  stays the default up to hidden size 256;
 * training steps: XLA was slower at every size measured (Mini, Small,
   MiniLM), partly because Keras' dropout draws from a slow generator under
   XLA. With `modeling.dropout.Dropout` it is level on AMD (within 2% at
@@ -33,7 +39,7 @@ import tensorflow as tf
 
 from bert_tf.modeling.token_dense import fused_inference_is_faster
 
-XLA_INFERENCE_MAX_HIDDEN_SIZE = 512
+XLA_INFERENCE_MAX_HIDDEN_SIZE = 256
 
 
 def use_xla(requested, hidden_size, training, compute_dtype="float32",

@@ -8,6 +8,7 @@ import torch
 from bert_tf.modeling.activations import get_activation
 from bert_tf.modeling.fused_activation import get_training_activation
 from bert_tf.modeling.transformer_block import TransformerBlock
+from bert_tf.modeling.xla_elementwise import without_xla
 from tests_shared import xla_compiled_functions
 
 X = np.linspace(-6.0, 6.0, 4801, dtype="float32")
@@ -33,12 +34,13 @@ def test_activations_without_a_fused_form_are_the_plain_ones():
 
 
 def _functions_compiled_by_xla(block, inputs, bias, training):
-    return xla_compiled_functions(tf.function(lambda x: block(x, bias, training=training))
-                                  .get_concrete_function(tf.TensorSpec(inputs.shape)).graph)
+    with without_xla():  # as exports trace: no XLA-fused inference (test_xla_elementwise.py)
+        return xla_compiled_functions(tf.function(lambda x: block(x, bias, training=training))
+                                      .get_concrete_function(tf.TensorSpec(inputs.shape)).graph)
 
 
 def test_only_training_calls_take_the_fused_activation():
-    """An inference graph (what serving exports) must run where XLA is off."""
+    """An exported inference graph must run where XLA is off."""
     block = TransformerBlock(num_heads=2, intermediate_size=32, hidden_act="gelu",
                              hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0,
                              initializer_range=0.5)

@@ -1,0 +1,103 @@
+"""Inference with XLA-fused element-wise work: same outputs, only in traced graphs, never exported."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from bert_tf.config import BertConfig
+from bert_tf.modeling import BertEncoder
+from bert_tf.modeling.token_dense import TokenDense, xla_elementwise_is_faster
+from bert_tf.modeling.transformer_block import TransformerBlock
+from bert_tf.modeling.xla_elementwise import bias_residual_layer_norm, without_xla
+from tests_shared import random_inputs, saved_xla_functions, write_cpuinfo, xla_compiled_functions
+
+
+def _encoder(hidden_act, fused):
+    """A 2-layer encoder with random weights everywhere (biases, LayerNorms), fusion set by hand."""
+    config = BertConfig(vocab_size=99, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                        intermediate_size=37, max_position_embeddings=64, hidden_act=hidden_act)
+    encoder = BertEncoder(config)
+    rng = np.random.default_rng(0)
+    encoder.set_weights([rng.normal(0.0, 0.5, weight.shape).astype("float32")
+                         for weight in encoder.get_weights()])
+    for layer in encoder._flatten_layers():
+        if isinstance(layer, (TokenDense, TransformerBlock)):
+            layer.xla_elementwise = fused
+    return encoder, config
+
+
+def _traced(encoder, config):
+    function = tf.function(lambda inputs: encoder(inputs)["encoder_outputs"])
+    spec = {name: tf.TensorSpec((None, None), tf.int32)
+            for name in ("input_ids", "input_mask", "segment_ids")}
+    return function, function.get_concrete_function(spec).graph
+
+
+@pytest.mark.parametrize("hidden_act", ["gelu", "gelu_exact", "relu"])
+def test_fused_inference_computes_what_the_plain_layers_compute(hidden_act):
+    fused, config = _encoder(hidden_act, fused=True)
+    plain, _ = _encoder(hidden_act, fused=False)
+    fused_call, graph = _traced(fused, config)
+    plain_call, plain_graph = _traced(plain, config)
+    assert xla_compiled_functions(graph) and not xla_compiled_functions(plain_graph)
+    inputs = random_inputs(config, batch=3, length=11)
+    for ours, reference in zip(fused_call(inputs), plain_call(inputs)):
+        np.testing.assert_allclose(ours, reference, rtol=0, atol=1e-5)
+
+
+def test_the_fused_layer_norm_is_layer_normalization_in_float64():
+    rng = np.random.default_rng(1)
+    x, residual = rng.normal(0.0, 3.0, (2, 2, 5, 16)).astype("float32")
+    bias, gamma, beta = rng.normal(0.0, 1.0, (3, 16)).astype("float32")
+    layer_norm = tf.keras.layers.LayerNormalization(epsilon=1e-12)
+    layer_norm.build((None, 16))
+    layer_norm.set_weights([gamma, beta])
+    summed = x.astype("float64") + bias + residual
+    expected = ((summed - summed.mean(-1, keepdims=True))
+                / np.sqrt(summed.var(-1, keepdims=True) + 1e-12) * gamma + beta)
+    np.testing.assert_allclose(bias_residual_layer_norm(x, bias, residual, layer_norm),
+                               expected, rtol=0, atol=1e-5)
+
+
+def test_only_traced_inference_outside_an_export_fuses():
+    encoder, config = _encoder("gelu", fused=True)
+    inputs = random_inputs(config)
+    _, graph = _traced(encoder, config)
+    assert xla_compiled_functions(graph)
+    with without_xla():
+        assert not xla_compiled_functions(_traced(encoder, config)[1])
+    training = tf.function(lambda x: encoder(x, training=True)["sequence_output"])
+    training_graph = training.get_concrete_function(inputs).graph
+    # Training calls keep their own XLA-fused GELU (fused_activation.py), not these.
+    assert any("bias_then_activation" in name for name in xla_compiled_functions(graph))
+    assert not any("bias_" in name for name in xla_compiled_functions(training_graph))
+    # Eager calls never compile: every new shape would compile again.
+    eager = encoder(inputs)["sequence_output"]
+    np.testing.assert_allclose(eager, _traced(encoder, config)[0](inputs)[-1], rtol=0, atol=1e-5)
+
+
+def test_an_export_of_a_fusing_model_holds_no_xla(tmp_path):
+    from bert_tf import serving
+    encoder, config = _encoder("gelu", fused=True)
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "hello"]
+                               + [f"w{i}" for i in range(config.vocab_size - 5)]) + "\n")
+    # The check can fail: the same model saved without `export` holds the fused functions.
+    module = tf.Module()
+    module.encoder = encoder
+    module.encode = _traced(encoder, config)[0]
+    tf.saved_model.save(module, str(tmp_path / "direct"))
+    assert saved_xla_functions(tmp_path / "direct")
+    exported = serving.export("encoder", encoder, tmp_path / "served", vocab_file=str(vocab),
+                              max_seq_length=16)
+    assert saved_xla_functions(exported) == []
+
+
+def test_the_choice_follows_the_measurements(tmp_path):
+    avx2 = write_cpuinfo(tmp_path, "fpu sse2 avx avx2 fma")
+    amx = write_cpuinfo(tmp_path, "avx2 avx512f avx512_bf16 amx_bf16 amx_tile")
+    cpu_only = not tf.config.list_logical_devices("GPU")
+    assert xla_elementwise_is_faster("float32", avx2) == cpu_only
+    # Where the dense layers run as one fused oneDNN kernel (AMX, bfloat16) they stay so.
+    assert not xla_elementwise_is_faster("float32", amx)
+    assert not xla_elementwise_is_faster("bfloat16", avx2)
