@@ -4,7 +4,9 @@ For each model size the script builds three encoders with the same
 dimensions and fresh random weights:
 
 * ours: `bert_tf.modeling.BertEncoder` in a `tf.function`, with and without
-  XLA (`jit_compile=True`);
+  XLA (`jit_compile=True`); without, on a CPU in float32, the element-wise
+  work between TensorFlow's matmuls is still XLA-fused
+  (`modeling/xla_elementwise.py`), as in every traced inference graph;
 * keras-hub: `keras_hub.models.BertBackbone`, the same two ways;
 * HuggingFace `transformers.BertModel` on PyTorch under `torch.no_grad()`.
 
