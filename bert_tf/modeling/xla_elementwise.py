@@ -10,7 +10,7 @@ ones ran at 88-95% (docs/PERFORMANCE.md). Here the matmuls stay
 TensorFlow's, and each run of element-wise work between two of them is
 one small XLA-compiled function: one pass instead of up to ten. Batch
 32 x 128 on that machine, median of round-robin calls: Small 1.12x
-faster than the plain graph and 1.09x faster than the whole pass under
+faster than the plain graph and 1.13x faster than the whole pass under
 XLA; Base 1.09x faster than the plain graph (XLA loses there).
 
 Where it applies (`token_dense.xla_elementwise_is_faster`): float32
