@@ -26,7 +26,8 @@ def _encoder(hidden_act, fused):
     return encoder, config
 
 
-def _traced(encoder, config):
+def _traced(encoder):
+    """The encoder's per-layer outputs in a `tf.function` for any batch and length, and its graph."""
     function = tf.function(lambda inputs: encoder(inputs)["encoder_outputs"])
     spec = {name: tf.TensorSpec((None, None), tf.int32)
             for name in ("input_ids", "input_mask", "segment_ids")}
@@ -37,8 +38,8 @@ def _traced(encoder, config):
 def test_fused_inference_computes_what_the_plain_layers_compute(hidden_act):
     fused, config = _encoder(hidden_act, fused=True)
     plain, _ = _encoder(hidden_act, fused=False)
-    fused_call, graph = _traced(fused, config)
-    plain_call, plain_graph = _traced(plain, config)
+    fused_call, graph = _traced(fused)
+    plain_call, plain_graph = _traced(plain)
     assert xla_compiled_functions(graph) and not xla_compiled_functions(plain_graph)
     inputs = random_inputs(config, batch=3, length=11)
     for ours, reference in zip(fused_call(inputs), plain_call(inputs)):
@@ -62,10 +63,10 @@ def test_the_fused_layer_norm_is_layer_normalization_in_float64():
 def test_only_traced_inference_outside_an_export_fuses():
     encoder, config = _encoder("gelu", fused=True)
     inputs = random_inputs(config)
-    _, graph = _traced(encoder, config)
+    _, graph = _traced(encoder)
     assert xla_compiled_functions(graph)
     with without_xla():
-        assert not xla_compiled_functions(_traced(encoder, config)[1])
+        assert not xla_compiled_functions(_traced(encoder)[1])
     training = tf.function(lambda x: encoder(x, training=True)["sequence_output"])
     training_graph = training.get_concrete_function(inputs).graph
     # Training calls keep their own XLA-fused GELU (fused_activation.py), not these.
@@ -73,7 +74,7 @@ def test_only_traced_inference_outside_an_export_fuses():
     assert not any("bias_" in name for name in xla_compiled_functions(training_graph))
     # Eager calls never compile: every new shape would compile again.
     eager = encoder(inputs)["sequence_output"]
-    np.testing.assert_allclose(eager, _traced(encoder, config)[0](inputs)[-1], rtol=0, atol=1e-5)
+    np.testing.assert_allclose(eager, _traced(encoder)[0](inputs)[-1], rtol=0, atol=1e-5)
 
 
 def test_an_export_of_a_fusing_model_holds_no_xla(tmp_path):
@@ -85,7 +86,7 @@ def test_an_export_of_a_fusing_model_holds_no_xla(tmp_path):
     # The check can fail: the same model saved without `export` holds the fused functions.
     module = tf.Module()
     module.encoder = encoder
-    module.encode = _traced(encoder, config)[0]
+    module.encode = _traced(encoder)[0]
     tf.saved_model.save(module, str(tmp_path / "direct"))
     assert saved_xla_functions(tmp_path / "direct")
     exported = serving.export("encoder", encoder, tmp_path / "served", vocab_file=str(vocab),
