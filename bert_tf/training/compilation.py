@@ -11,9 +11,9 @@ dropout) and removes the per-op overhead. Measured on two 2-core machines
   Base (hidden 768) up, where the matmuls are most of the time and
   oneDNN's are the faster ones. Since the uncompiled graph keeps oneDNN's
   matmuls and fuses only the element-wise work between them with XLA
-  (`modeling/xla_elementwise.py`), it beats whole-pass XLA from Small up
-  (AVX2 machine, batch 32 x 128: Small 900 against 1016 ms, Base 5447
-  against 6863 ms) and is level at Mini (290 against 280 ms), so XLA
+  (`modeling/xla_elementwise.py`), it beats whole-pass XLA from hidden size 384
+  up (AVX2 machine, batch 32 x 128: MiniLM 914 against 1065 ms, Small 900
+  against 1016, Base 5447 against 6863) and is level at Mini (290 against 280 ms), so XLA
   stays the default up to hidden size 256;
 * training steps: XLA was slower at every size measured (Mini, Small,
   MiniLM), partly because Keras' dropout draws from a slow generator under

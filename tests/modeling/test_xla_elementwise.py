@@ -1,5 +1,6 @@
 """Inference with XLA-fused element-wise work: same outputs, only in traced graphs, never exported."""
 
+import keras
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -50,7 +51,7 @@ def test_the_fused_layer_norm_is_layer_normalization_in_float64():
     rng = np.random.default_rng(1)
     x, residual = rng.normal(0.0, 3.0, (2, 2, 5, 16)).astype("float32")
     bias, gamma, beta = rng.normal(0.0, 1.0, (3, 16)).astype("float32")
-    layer_norm = tf.keras.layers.LayerNormalization(epsilon=1e-12)
+    layer_norm = keras.layers.LayerNormalization(epsilon=1e-12)
     layer_norm.build((None, 16))
     layer_norm.set_weights([gamma, beta])
     summed = x.astype("float64") + bias + residual
