@@ -145,8 +145,7 @@ def _forget_loaded_flags():
 
 def xla_compiled_functions(graph):
     """Names of the functions in `graph`'s library that XLA must compile (`jit_compile=True`)."""
-    return [function.signature.name for function in graph.as_graph_def().library.function
-            if function.attr["_XlaMustCompile"].b]
+    return _must_compile([graph.as_graph_def()])
 
 
 def saved_xla_functions(export_dir):
@@ -154,9 +153,12 @@ def saved_xla_functions(export_dir):
     from tensorflow.core.protobuf import saved_model_pb2
     saved = saved_model_pb2.SavedModel.FromString(
         (pathlib.Path(export_dir) / "saved_model.pb").read_bytes())
-    return [function.signature.name for graph in saved.meta_graphs
-            for function in graph.graph_def.library.function
-            if function.attr["_XlaMustCompile"].b]
+    return _must_compile([meta_graph.graph_def for meta_graph in saved.meta_graphs])
+
+
+def _must_compile(graph_defs):
+    return [function.signature.name for graph_def in graph_defs
+            for function in graph_def.library.function if function.attr["_XlaMustCompile"].b]
 
 
 def write_tiny_bert_config(path, vocab_size=30522, **overrides):

@@ -120,11 +120,10 @@ class TokenDense(keras.layers.Dense):
         self.xla_elementwise = xla_elementwise_is_faster(self.compute_dtype)
 
     def call(self, inputs, training=None):
-        plain = self.lora_enabled or self.quantization_mode or len(inputs.shape) != 3
+        plain = self._keras_only(inputs)
         if not training and self.fused_inference and not plain:
             return self._fused_inference(inputs)
-        if (self.hidden_act is not None and self.bias is not None and not plain
-                and fuses_now(self.xla_elementwise, training)):
+        if self.hidden_act is not None and self.fuses_elementwise(inputs, training):
             return bias_and_activation(self.kernel_product(inputs), self.bias, self.hidden_act)
         if training and self.xla_kernel_gradient and not plain:
             outputs = _product_with_xla_kernel_gradient(
@@ -139,6 +138,19 @@ class TokenDense(keras.layers.Dense):
         if training:
             return get_training_activation(self.hidden_act)(outputs)
         return get_activation(self.hidden_act)(outputs)
+
+    def _keras_only(self, inputs):
+        """LoRA, quantized kernels and inputs not `[B, T, in]` take Keras' Dense as it is."""
+        return self.lora_enabled or self.quantization_mode or len(inputs.shape) != 3
+
+    def fuses_elementwise(self, inputs, training):
+        """Whether this call adds the bias, and what follows it, in one XLA pass (`xla_elementwise`).
+
+        The feed-forward layer fuses its activation so; `TransformerBlock` asks
+        for its residual layers, which fuse the residual sum and LayerNorm.
+        """
+        return (self.bias is not None and self.activation is keras.activations.linear
+                and not self._keras_only(inputs) and fuses_now(self.xla_elementwise, training))
 
     def kernel_product(self, inputs):
         """`inputs @ kernel` alone, as Keras' Dense computes it (for fusing what follows)."""

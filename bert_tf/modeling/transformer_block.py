@@ -4,8 +4,8 @@ import keras
 
 from bert_tf.modeling.attention import SelfAttention
 from bert_tf.modeling.dropout import Dropout
-from bert_tf.modeling.token_dense import TokenDense, xla_elementwise_is_faster
-from bert_tf.modeling.xla_elementwise import bias_residual_layer_norm, fuses_now
+from bert_tf.modeling.token_dense import TokenDense
+from bert_tf.modeling.xla_elementwise import bias_residual_layer_norm
 
 
 @keras.saving.register_keras_serializable(package="bert_tf")
@@ -16,10 +16,10 @@ class TransformerBlock(keras.layers.Layer):
     `x = LN(x + dropout(dense(act(dense(x)))))`, LayerNorm epsilon 1e-12:
     the original's block, with sub-layers that map one to one onto its
     checkpoint variables (`attention/self/*`, `attention/output/*`,
-    `intermediate/dense`, `output/*`). Where measured faster
-    (`token_dense.xla_elementwise_is_faster`), inference in traced graphs
-    adds each residual branch's bias and the residual and takes the
-    LayerNorm in one XLA-compiled pass (`xla_elementwise.py`).
+    `intermediate/dense`, `output/*`). Where a residual branch's dense
+    layer fuses (`TokenDense.fuses_elementwise`: float32 inference in traced
+    graphs on CPUs measured faster so), its bias, the residual and the
+    LayerNorm are one XLA-compiled pass (`xla_elementwise.py`).
 
     Args:
         num_heads: attention heads.
@@ -80,7 +80,6 @@ class TransformerBlock(keras.layers.Layer):
         self.intermediate.build(inputs_shape)
         self.output_dense.build(tuple(inputs_shape[:-1]) + (self.intermediate_size,))
         self.output_layer_norm.build(inputs_shape)
-        self.xla_elementwise = xla_elementwise_is_faster(self.compute_dtype)
         self.built = True
 
     def call(self, inputs, attention_bias, training=False):
@@ -93,7 +92,7 @@ class TransformerBlock(keras.layers.Layer):
 
     def _residual(self, dense, branch, residual, layer_norm, training):
         """`layer_norm(residual + dropout(dense(branch)))`."""
-        if fuses_now(self.xla_elementwise, training):
+        if dense.fuses_elementwise(branch, training):
             return bias_residual_layer_norm(dense.kernel_product(branch), dense.bias, residual,
                                             layer_norm)
         return layer_norm(residual + self.dropout(dense(branch), training=training))
