@@ -13,20 +13,34 @@ import torch
 import transformers
 
 
-def adamw(model, learning_rate):
-    """`torch.optim.AdamW` over `model` with the original's decay groups and epsilon."""
+def adamw(model, learning_rate, fused=None):
+    """`torch.optim.AdamW` over `model` with the original's decay groups and epsilon.
+
+    `fused`: PyTorch's one-kernel AdamW (CUDA), None for its default.
+    """
     no_decay = [p for n, p in model.named_parameters() if "LayerNorm" in n or n.endswith("bias")]
     decay = [p for n, p in model.named_parameters() if not any(p is q for q in no_decay)]
     return torch.optim.AdamW([{"params": decay, "weight_decay": 0.01},
                               {"params": no_decay, "weight_decay": 0.0}],
-                             lr=learning_rate, eps=1e-6)
+                             lr=learning_rate, eps=1e-6, fused=fused)
 
 
-def update(model, optimizer, loss):
-    """One optimizer step from `loss`: backward, clip to global norm 1.0, step. Returns the loss."""
-    loss.backward()
-    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-    optimizer.step()
+def update(model, optimizer, loss, scaler=None):
+    """One optimizer step from `loss`: backward, clip to global norm 1.0, step. Returns the loss.
+
+    `scaler`: a `torch.amp.GradScaler` for float16 (dynamic loss scaling);
+    the gradients are unscaled before clipping.
+    """
+    if scaler is None:
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+    else:
+        scaler.scale(loss).backward()
+        scaler.unscale_(optimizer)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        scaler.step(optimizer)
+        scaler.update()
     optimizer.zero_grad()
     return loss.item()
 

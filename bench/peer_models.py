@@ -1,10 +1,11 @@
 """The peers' models with our `BertConfig`'s dimensions, for the benches that time them.
 
 HuggingFace gets `gelu_new` (the tanh approximation: the original's GELU,
-which our named sizes use) and the original's LayerNorm epsilon.
+which our named sizes use) and the original's LayerNorm epsilon. keras-hub
+is imported where a backbone is built, so a bench that times HuggingFace
+alone (the GPU bench) runs where keras-hub is not installed.
 """
 
-import keras_hub
 import transformers
 
 
@@ -24,6 +25,8 @@ def keras_hub_backbone(config, dtype=None):
 
     `dtype`: a Keras dtype policy name ("mixed_bfloat16"); None: the global policy.
     """
+    import keras_hub
+
     return keras_hub.models.BertBackbone(
         vocabulary_size=config.vocab_size, num_layers=config.num_hidden_layers,
         num_heads=config.num_attention_heads, hidden_dim=config.hidden_size,

@@ -59,7 +59,8 @@ from matmul_peak import define_peak_flags  # noqa: E402
 from round_robin import (define_choices_flag, define_threads_flag,  # noqa: E402
                          time_round_robin, use_threads)
 from step_runners import (PREDICTIONS, SEQ_LENGTH, keras_adamw,  # noqa: E402
-                          pretraining_batch, pretraining_step, torch_step)
+                          hf_pretraining_loss, pretraining_batch,
+                          pretraining_step, torch_step)
 from timing_table import BenchRun, TimedRow, markdown_table  # noqa: E402
 
 IMPLEMENTATIONS = ("ours", "hf", "hf_all_positions", "keras_hub")
@@ -83,24 +84,7 @@ def our_runners(config, batch):
 def hf_runners(config, batch):
     """BertForPreTraining's encoder and heads, the MLM head on the gathered positions."""
     model = transformers.BertForPreTraining(hf_bert_config(config))
-    t = {k: torch.from_numpy(v) for k, v in batch.items()}
-    rows = torch.arange(len(batch["input_ids"]))[:, None]
-
-    def step_loss():
-        outputs = model.bert(input_ids=t["input_ids"].long(),
-                             attention_mask=t["input_mask"].long(),
-                             token_type_ids=t["segment_ids"].long())
-        gathered = outputs.last_hidden_state[rows, t["masked_lm_positions"].long()]
-        logits = model.cls.predictions(gathered)
-        nll = torch.nn.functional.cross_entropy(
-            logits.transpose(1, 2), t["masked_lm_ids"].long(), reduction="none")
-        weights = t["masked_lm_weights"]
-        next_sentence = torch.nn.functional.cross_entropy(
-            model.cls.seq_relationship(outputs.pooler_output),
-            t["next_sentence_labels"][:, 0].long())
-        return (weights * nll).sum() / (weights.sum() + 1e-5) + next_sentence
-
-    return {("hf", False): torch_step(model, step_loss, 1e-4)}
+    return {("hf", False): torch_step(model, hf_pretraining_loss(model, batch), 1e-4)}
 
 
 def hf_all_positions_runners(config, batch):

@@ -4,11 +4,13 @@ Ours is a call of `Trainer.train_steps` (the loop every runner uses: forward,
 losses, backward, clipping, optimizer update, finite checks) for one step
 on the same batch every time. PyTorch's is a loss function followed by
 `hf_recipe.update` (backward, clip to 1.0, AdamW with the original's decay
-groups), optionally under `torch.autocast` for bfloat16. Both run with
-dropout on. Each runner returns the step's loss, so the timed work cannot
-be skipped. `pretraining_batch` is the fixed batch of the pretraining
-benches (real records written by the original tool), `pretraining_step`
-our step on it, and `keras_adamw` Keras' own AdamW with the same recipe.
+groups), optionally under `torch.autocast` for bfloat16 or float16 (with
+dynamic loss scaling), on the CPU or a CUDA GPU. Both run with dropout on.
+Each runner returns the step's loss, so the timed work cannot be skipped.
+`pretraining_batch` is the fixed batch of the pretraining benches (real
+records written by the original tool), `pretraining_step` our step on it,
+`hf_pretraining_loss` HuggingFace's loss on it, and `keras_adamw` Keras'
+own AdamW with the same recipe.
 """
 
 import pathlib
@@ -31,9 +33,12 @@ RECORDS = pathlib.Path(__file__).resolve().parent.parent.parent / (
 SEQ_LENGTH, PREDICTIONS = 128, 20
 
 
-def pretraining_batch(batch_size):
-    """The first `batch_size` records of `RECORDS` (seq 128, 20 predictions) as numpy arrays."""
-    dataset = readers.pretraining_dataset(str(RECORDS), SEQ_LENGTH, PREDICTIONS, batch_size,
+def pretraining_batch(batch_size, records=RECORDS):
+    """The first `batch_size` records of `records` (seq 128, 20 predictions) as numpy arrays.
+
+    A file of fewer records is read again from its start.
+    """
+    dataset = readers.pretraining_dataset(str(records), SEQ_LENGTH, PREDICTIONS, batch_size,
                                           is_training=False)
     return {name: value.numpy() for name, value in next(iter(dataset.repeat())).items()}
 
@@ -70,27 +75,60 @@ def keras_adamw(global_clipnorm=None):
     return optimizer
 
 
-def autocast(dtype):
-    """`torch.autocast` on the CPU to `dtype` (e.g. `torch.bfloat16`); None: off (float32)."""
-    return torch.autocast("cpu", dtype=dtype, enabled=dtype is not None)
+def autocast(dtype, device_type="cpu"):
+    """`torch.autocast` on `device_type` to `dtype` (e.g. `torch.bfloat16`); None: off (float32)."""
+    return torch.autocast(device_type, dtype=dtype, enabled=dtype is not None)
 
 
-def torch_step(model, step_loss, learning_rate, autocast_dtype=None):
+def torch_step(model, step_loss, learning_rate, autocast_dtype=None, device_type="cpu"):
     """A call of one AdamW step of `model` on the loss `step_loss()` returns.
 
     Args:
-        model: a `torch.nn.Module`; put in training mode (dropout on).
+        model: a `torch.nn.Module` on `device_type`; put in training mode
+            (dropout on).
         step_loss: no-argument function computing the loss on the fixed batch.
         learning_rate: AdamW's learning rate.
         autocast_dtype: e.g. `torch.bfloat16` to compute the forward pass
-            under `torch.autocast("cpu")`; None: float32.
+            under `torch.autocast`; `torch.float16` adds dynamic loss
+            scaling; None: float32.
+        device_type: "cpu" or "cuda"; on CUDA, AdamW is PyTorch's fused
+            kernel (its fastest).
     """
-    optimizer = hf_recipe.adamw(model, learning_rate)
+    on_gpu = device_type == "cuda"
+    optimizer = hf_recipe.adamw(model, learning_rate, fused=True if on_gpu else None)
+    scaler = torch.amp.GradScaler(device_type) if autocast_dtype == torch.float16 else None
     model.train()
 
     def step():
-        with autocast(autocast_dtype):
+        with autocast(autocast_dtype, device_type):
             loss = step_loss()
-        return hf_recipe.update(model, optimizer, loss)
+        return hf_recipe.update(model, optimizer, loss, scaler)
 
     return step
+
+
+def hf_pretraining_loss(model, batch, device="cpu"):
+    """The loss function of `transformers.BertForPreTraining` `model` on `batch`, as ours computes it.
+
+    The masked-LM head runs on the gathered prediction positions only (as
+    ours does, rather than on every position), the masked-LM loss is the
+    weighted mean over real predictions, plus the next-sentence loss.
+    """
+    t = {k: torch.from_numpy(v).to(device) for k, v in batch.items()}
+    rows = torch.arange(len(batch["input_ids"]), device=device)[:, None]
+
+    def step_loss():
+        outputs = model.bert(input_ids=t["input_ids"].long(),
+                             attention_mask=t["input_mask"].long(),
+                             token_type_ids=t["segment_ids"].long())
+        gathered = outputs.last_hidden_state[rows, t["masked_lm_positions"].long()]
+        logits = model.cls.predictions(gathered)
+        nll = torch.nn.functional.cross_entropy(
+            logits.transpose(1, 2).float(), t["masked_lm_ids"].long(), reduction="none")
+        weights = t["masked_lm_weights"]
+        next_sentence = torch.nn.functional.cross_entropy(
+            model.cls.seq_relationship(outputs.pooler_output).float(),
+            t["next_sentence_labels"][:, 0].long())
+        return (weights * nll).sum() / (weights.sum() + 1e-5) + next_sentence
+
+    return step_loss

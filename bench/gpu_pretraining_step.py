@@ -1,0 +1,214 @@
+"""Times pretraining steps on one GPU: ours (TensorFlow) against HuggingFace (PyTorch).
+
+The step is `pretraining_speed`'s (masked LM on 20 gathered positions + next
+sentence, AdamW, clip 1.0, dropout on) on a fixed batch of real records, at
+sequence length 128, in each precision:
+
+* `float32`: both sides with TF32 matmuls (TensorFlow's default on Ampere
+  and later GPUs; PyTorch is set to match, since its default is strict
+  float32 matmuls);
+* `mixed_bfloat16`: ours under that Keras policy, HF under
+  `torch.autocast("cuda", torch.bfloat16)`;
+* `mixed_float16`: ours under that policy with Keras' dynamic loss scaling,
+  HF under float16 autocast with `torch.amp.GradScaler`.
+
+Ours is `Trainer.train_steps` over `BertPretrainer` without and with XLA
+(`--jit_compile`); HF is `BertForPreTraining` (its default attention,
+scaled-dot-product kernels) with PyTorch's fused AdamW, each step ending in
+`loss.item()`, as ours ends in reading the loss. Per model size and
+precision the three trainers are warmed up (tracing, XLA compilation), then
+timed round robin. The peak is the best rate of a square 8192 matmul that
+TensorFlow or PyTorch reaches in this process in that precision (TF32 for
+float32), and "% peak" divides the step's matmul FLOPs
+(`matmul_flops.pretraining_step`) per second by it.
+
+Needs a CUDA GPU that the timed implementations' frameworks see.
+`--implementations` times ours or HF alone, for a machine where TensorFlow
+and PyTorch cannot share one process (their CUDA runtimes differ); "% peak"
+then divides by that process's own peak. The default records live in
+`../shared/data`; `--records` points elsewhere.
+
+Example:
+
+    .venv/bin/python bench/gpu_pretraining_step.py --sizes=base,large --batch_size=64
+"""
+
+import os
+import pathlib
+import statistics
+import sys
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+
+from absl import app, flags  # noqa: E402
+import bert_tf  # noqa: E402,F401
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+import torch  # noqa: E402
+import transformers  # noqa: E402
+
+from bert_tf.config import NAMED_SIZES, BertConfig  # noqa: E402
+from bert_tf.modeling.pretrainer import BertPretrainer  # noqa: E402
+from bert_tf.training import precision  # noqa: E402
+from bert_tf.training.optimization import create_optimizer  # noqa: E402
+import matmul_flops  # noqa: E402
+from peer_models import hf_bert_config  # noqa: E402
+from round_robin import define_choices_flag, time_round_robin  # noqa: E402
+from step_runners import (PREDICTIONS, RECORDS, SEQ_LENGTH,  # noqa: E402
+                          hf_pretraining_loss, pretraining_batch, pretraining_step,
+                          torch_step)
+
+AUTOCAST = {"float32": None, "mixed_bfloat16": torch.bfloat16, "mixed_float16": torch.float16}
+FRAMEWORK = {"ours": "tensorflow", "hf": "torch"}
+PEAK_DTYPE = {"float32": "float32", "mixed_bfloat16": "bfloat16", "mixed_float16": "float16"}
+
+FLAGS = flags.FLAGS
+define_choices_flag("sizes", ["large"], NAMED_SIZES, "Named model sizes to time.")
+define_choices_flag("precisions", list(AUTOCAST), list(AUTOCAST), "Precisions to time.")
+define_choices_flag("implementations", list(FRAMEWORK), list(FRAMEWORK), "Trainers to time.")
+define_choices_flag("xla", ["no", "yes"], ["no", "yes"], "Our trainer without and/or with XLA.")
+flags.DEFINE_integer("batch_size", 64, "Sequences per step.", lower_bound=1)
+flags.DEFINE_integer("iterations", 10, "Timed steps per trainer.", lower_bound=1)
+flags.DEFINE_integer("warmup", 3, "Untimed steps first (tracing, XLA).", lower_bound=1)
+flags.DEFINE_string("records", str(RECORDS), "Pretraining records (seq 128, 20 predictions).")
+flags.DEFINE_integer("peak_size", 8192, "Side of the square matmuls that measure the peak.",
+                     lower_bound=1)
+
+
+def frameworks():
+    """The frameworks of the implementations timed in this run."""
+    return {FRAMEWORK[name] for name in FLAGS.implementations}
+
+
+def use_gpu():
+    """Readies the GPU for each framework timed; exits with a message where one lacks it."""
+    if "tensorflow" in frameworks():
+        gpus = tf.config.list_physical_devices("GPU")
+        if not gpus:
+            sys.exit("needs a CUDA GPU that TensorFlow sees; it sees none")
+        for gpu in gpus:  # PyTorch may need the rest
+            tf.config.experimental.set_memory_growth(gpu, True)
+    if "torch" in frameworks():
+        if not torch.cuda.is_available():
+            sys.exit("needs a CUDA GPU that PyTorch sees; it sees none")
+        torch.backends.cuda.matmul.allow_tf32 = True
+
+
+def gpu_name():
+    """The GPU's name, asked of a framework this run times."""
+    if "torch" in frameworks():
+        return torch.cuda.get_device_name()
+    details = tf.config.experimental.get_device_details(tf.config.list_physical_devices("GPU")[0])
+    return details.get("device_name", "unknown")
+
+
+def check_matmuls():
+    """Each framework's strict float32 GPU matmul against numpy's float64: relative errors."""
+    rng = np.random.default_rng(0)
+    a, b = (rng.standard_normal((512, 512)).astype("float32") for _ in range(2))
+    exact = a.astype("float64") @ b
+    products = {}
+    if "tensorflow" in frameworks():
+        tf.config.experimental.enable_tensor_float_32_execution(False)
+        products["tensorflow"] = tf.matmul(a, b).numpy()
+        tf.config.experimental.enable_tensor_float_32_execution(True)
+    if "torch" in frameworks():
+        torch.backends.cuda.matmul.allow_tf32 = False
+        products["torch"] = (torch.from_numpy(a).cuda() @ torch.from_numpy(b).cuda()).cpu().numpy()
+        torch.backends.cuda.matmul.allow_tf32 = True
+    return {name: float(np.linalg.norm(value - exact) / np.linalg.norm(exact))
+            for name, value in products.items()}
+
+
+def matmul_peak(dtype, size, repeats=20):
+    """Best TFLOP/s of a `size`-square matmul in `dtype` by the frameworks timed: (rate, framework)."""
+    rng = np.random.default_rng(0)
+    a, b = (rng.standard_normal((size, size)).astype("float32") for _ in range(2))
+    runs = {}
+    if "torch" in frameworks():
+        x, y = (torch.from_numpy(m).cuda().to(getattr(torch, dtype)) for m in (a, b))
+        runs["torch"] = lambda: torch.mm(x, y)[0, 0].item()
+    if "tensorflow" in frameworks():
+        u, v = (tf.cast(tf.constant(m), dtype) for m in (a, b))
+        product = tf.function(tf.matmul, autograph=False)
+        runs["tensorflow"] = lambda: float(product(u, v)[0, 0])
+    rates = []
+    for framework, run in runs.items():
+        run()
+        start = time.perf_counter()
+        for _ in range(repeats):
+            run()
+        rates.append((2 * size ** 3 * repeats / (time.perf_counter() - start) / 1e12, framework))
+    return max(rates)
+
+
+def our_runner(config, batch, policy, jit):
+    """One `Trainer` step of a `BertPretrainer` built under `policy`."""
+    with precision.dtype_policy(policy):
+        model = BertPretrainer(config)
+        optimizer = create_optimizer(1e-4, 10000, 100,
+                                     loss_scale=precision.needs_loss_scaling(policy))
+    return pretraining_step(model, batch, optimizer, jit_compile=jit)
+
+
+def hf_runner(config, batch, policy):
+    """One PyTorch step of `BertForPreTraining` on the GPU, autocast as `policy` says."""
+    model = transformers.BertForPreTraining(hf_bert_config(config)).cuda()
+    return torch_step(model, hf_pretraining_loss(model, batch, "cuda"), 1e-4,
+                      AUTOCAST[policy], "cuda")
+
+
+def time_group(config, batch, policy):
+    """`{(implementation, XLA): [seconds per step]}` for one size and precision."""
+    start = time.perf_counter()
+    runners = {}
+    if "ours" in FLAGS.implementations:
+        runners.update({("ours", jit): our_runner(config, batch, policy, jit == "yes")
+                        for jit in FLAGS.xla})
+    if "hf" in FLAGS.implementations:
+        runners[("hf", "no")] = hf_runner(config, batch, policy)
+    times, losses = time_round_robin(runners, FLAGS.warmup, FLAGS.iterations)
+    bad = {key: loss for key, loss in losses.items() if not np.isfinite(loss)}
+    if bad:
+        sys.exit(f"non-finite loss after the timed steps: {bad}")
+    print(f"  built, warmed up and timed in {time.perf_counter() - start:.0f} s",
+          file=sys.stderr, flush=True)
+    return {key: [wall for wall, _ in samples] for key, samples in times.items()}
+
+
+def main(argv):
+    del argv
+    use_gpu()
+    print(f"GPU: {gpu_name()}; TensorFlow {tf.__version__}, "
+          f"PyTorch {torch.__version__}, transformers {transformers.__version__}")
+    print("strict float32 512-matmul, relative error against float64:", check_matmuls())
+    peaks = {policy: matmul_peak(PEAK_DTYPE[policy], FLAGS.peak_size)
+             for policy in FLAGS.precisions}
+    for policy, (rate, framework) in peaks.items():
+        print(f"peak {PEAK_DTYPE[policy]}: {rate:.0f} TFLOP/s ({framework})", flush=True)
+    batch = pretraining_batch(FLAGS.batch_size, FLAGS.records)
+    lines = ["| size | precision | implementation | XLA | min ms | median ms | max ms | "
+             "seq/s | TFLOP/s | % peak |", "|---|---|---|---|---:|---:|---:|---:|---:|---:|"]
+    for size in FLAGS.sizes:
+        config = BertConfig.named(size)
+        flops = matmul_flops.pretraining_step(config, FLAGS.batch_size, SEQ_LENGTH, PREDICTIONS)
+        for policy in FLAGS.precisions:
+            print(f"timing {size} {policy} ...", file=sys.stderr, flush=True)
+            for (name, jit), walls in time_group(config, batch, policy).items():
+                median = statistics.median(walls)
+                rate = flops / median / 1e12
+                lines.append(f"| {size} | {policy} | {name} | {jit} | {min(walls) * 1e3:.1f} | "
+                             f"{median * 1e3:.1f} | {max(walls) * 1e3:.1f} | "
+                             f"{FLAGS.batch_size / median:.0f} | {rate:.0f} | "
+                             f"{100 * rate / peaks[policy][0]:.0f}% |")
+                print(lines[-1], flush=True)
+    print(f"\npretraining steps on one GPU: batch {FLAGS.batch_size} x seq {SEQ_LENGTH}, "
+          f"{PREDICTIONS} masked-LM predictions + NSP, AdamW, clip 1.0, dropout on; "
+          f"{FLAGS.warmup} warm-up + {FLAGS.iterations} timed steps each, round robin")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    app.run(main)
