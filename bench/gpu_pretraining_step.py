@@ -16,7 +16,7 @@ Ours is `Trainer.train_steps` over `BertPretrainer` without and with XLA
 (`--jit_compile`); HF is `BertForPreTraining` (its default attention,
 scaled-dot-product kernels) with PyTorch's fused AdamW, each step ending in
 `loss.item()`, as ours ends in reading the loss. Per model size and
-precision the three trainers are warmed up (tracing, XLA compilation), then
+precision the trainers are warmed up (tracing, XLA compilation), then
 timed round robin. The peak is the best rate of a square 8192 matmul that
 TensorFlow or PyTorch reaches in this process in that precision (TF32 for
 float32), and "% peak" divides the step's matmul FLOPs
