@@ -28,8 +28,8 @@ $(TESTING): $(RUNTIME) requirements-test.txt
 # Two workers, each taking whole files (a file's module fixtures are built once;
 # the serving session fixture's tests are all in one file for the same reason):
 # the tests keep about one core busy each (1.85 cores in all), and the suite
-# takes about half the minutes of one process: 11.1-13.2 on the 2-core AVX2
-# machine of 2026-11-26, which took 16.8 for it before that day's changes
+# takes about half the minutes of one process: 11.1-14.4 on the 2-core AVX2
+# machine in runs of 2026-11-26, which took 16.8 for it before that day's changes
 # (scripts run in the test process, the dense packer).
 # A plain `pytest` runs it in one process.
 test: $(TESTING)
