@@ -14,7 +14,8 @@ Times are summed over the threads that ran the ops, so they add up to more
 than the wall clock on 2 cores; the shares are what matter. With
 `--jit_compile` XLA runs the model as one cluster and only the ops outside
 it (the optimizer update) keep their names. `--mixed_precision` builds the
-model under that Keras policy (`mixed_bfloat16`: bfloat16 matmuls).
+model under that Keras policy (`mixed_bfloat16`: bfloat16 matmuls), and
+`mixed_float16` adds the runners' dynamic loss scaling.
 
     TF_CPP_MIN_LOG_LEVEL=2 .venv/bin/python bench/profile_ops.py --work=pretraining --size=mini
 """
@@ -73,7 +74,9 @@ def random_batch(rng, labels=False):
 def training_call(model, objective, batch):
     """A no-argument call of one `Trainer.train_steps` step on `batch`, repeated."""
     strategy = tf.distribute.get_strategy()
-    trainer = Trainer(model, create_optimizer(1e-4, 10000, 100), objective, strategy,
+    optimizer = create_optimizer(1e-4, 10000, 100,
+                                 loss_scale=precision.needs_loss_scaling(FLAGS.mixed_precision))
+    trainer = Trainer(model, optimizer, objective, strategy,
                       tempfile.mkdtemp(), global_batch_size=32, jit_compile=FLAGS.jit_compile)
     iterator = iter(strategy.distribute_datasets_from_function(
         lambda context: tf.data.Dataset.from_tensors(batch).repeat()))
