@@ -21,6 +21,7 @@ from bert_tf.training.objective import batch_loss
 from bert_tf.training.steps import model_inputs
 from peer_models import hf_bert_config
 from step_runners import hf_pretraining_loss, pretraining_batch
+from tests_shared import shared_path
 
 
 def test_hf_pretraining_loss_is_ours_on_the_same_weights(tmp_path):
@@ -31,7 +32,7 @@ def test_hf_pretraining_loss_is_ours_on_the_same_weights(tmp_path):
         for parameter in hf.parameters():  # biases and LayerNorms too, so a lost one shows
             parameter.add_(0.05 * torch.randn_like(parameter))
     hf.save_pretrained(tmp_path, safe_serialization=True)
-    batch = pretraining_batch(8)
+    batch = pretraining_batch(8, shared_path("golden", "sample_text_seed12345_dupe10.tfrecord"))
     assert 0 < batch["masked_lm_weights"].sum() < batch["masked_lm_weights"].size  # padding too
 
     ours = BertPretrainer(config)
