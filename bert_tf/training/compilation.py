@@ -11,10 +11,10 @@ dropout) and removes the per-op overhead. Measured on two 2-core machines
   Base (hidden 768) up, where the matmuls are most of the time and
   oneDNN's are the faster ones. Since the uncompiled graph keeps oneDNN's
   matmuls and fuses only the element-wise work between them with XLA
-  (`modeling/xla_elementwise.py`), it beats whole-pass XLA from hidden size 384
-  up (AVX2 machine, batch 32 x 128: MiniLM 914 against 1065 ms, Small 900
-  against 1016, Base 5447 against 6863) and is level at Mini (290 against 280 ms), so XLA
-  stays the default up to hidden size 256;
+  (`modeling/xla_elementwise.py`), it beats whole-pass XLA from hidden
+  size 384 up (AVX2 machine, batch 32 x 128: MiniLM 914 against 1065 ms,
+  Small 879 against 1013, Base 5595 against 6389) and is level at Mini
+  (290 against 280 ms), so XLA stays the default up to hidden size 256;
 * training steps: XLA was slower at every size measured (Mini, Small,
   MiniLM), partly because Keras' dropout draws from a slow generator under
   XLA. With `modeling.dropout.Dropout` it is level on AMD (within 2% at
