@@ -8,8 +8,8 @@
   `MirroredStrategy`); loss and gradients of each micro-batch come from a
   `tf.function` that is XLA-compiled with `jit_compile=True` (XLA cannot see
   variables on other devices, so only the per-replica part is compiled);
-  then the gradients are summed over replicas, clipped to the global norm and
-  applied with the Keras optimizer.
+  then the gradients are summed over replicas, clipped to the global norm,
+  unscaled and applied with the Keras optimizer (`gradient_update`).
 * `evaluate(batch)`: the same loss and metrics, without gradients.
 
 Both return this replica's share of the step's loss (the shares sum to the
@@ -25,6 +25,7 @@ import keras
 import tensorflow as tf
 
 from bert_tf.training import objective as objectives
+from bert_tf.training.gradient_update import apply_summed_gradient
 
 
 def model_inputs(model, batch):
@@ -109,18 +110,10 @@ class StepFunctions:
         indices = sorted(grads)
         variables = [self.model.trainable_variables[i] for i in indices]
         grads = context.all_reduce(tf.distribute.ReduceOp.SUM, [grads[i] for i in indices])
-        if self.clip_norm:
-            # Under loss scaling the gradients are scaled: clip at the scaled norm.
-            scale = self.optimizer.dynamic_scale if self.loss_scaling else 1.0
-            grads, norm = tf.clip_by_global_norm(grads, self.clip_norm * scale)
-        else:
-            norm = tf.linalg.global_norm(grads)
-        finite = tf.constant(1.0) if self.loss_scaling else tf.cast(tf.math.is_finite(norm),
-                                                                     tf.float32)
-        # Keras' optimizer sums the gradients over replicas again: hand each
-        # replica its share of the (already summed and clipped) gradient.
-        replicas = float(context.num_replicas_in_sync)
-        self.optimizer.apply([g / replicas for g in grads], variables)
+        finite = apply_summed_gradient(self.optimizer, grads, variables, self.clip_norm,
+                                       context.num_replicas_in_sync)
+        # Under loss scaling a non-finite gradient is routine: the step was skipped.
+        finite = tf.constant(1.0) if self.loss_scaling else tf.cast(finite, tf.float32)
         return loss, metrics, finite
 
     def evaluate(self, batch):

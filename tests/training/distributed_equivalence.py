@@ -7,7 +7,11 @@ devices must be configured before TensorFlow initialises. The runs:
 * `mirrored_xla`: MirroredStrategy over 2 logical CPUs, 4 sequences per
   replica, each replica's step XLA-compiled (without XLA the same loop runs
   on 2 worker processes in test_distribution.py);
-* `accumulated`: one device, 2 micro-batches of 4 accumulated per step.
+* `accumulated`: one device, 2 micro-batches of 4 accumulated per step;
+* `mirrored_loss_scaled`: as `mirrored_xla` without XLA, the optimizer
+  wrapped in Keras' `LossScaleOptimizer` (the loss scale is a power of 2,
+  so in float32 scaling and unscaling are exact): its update must run in
+  each replica under a condition decided across replicas.
 
 Prints, for each run but the first, the largest absolute difference of its
 weights from `one_device`'s, and every run's mean training loss.
@@ -46,13 +50,16 @@ def dataset_fn(micro_batch):
     return make
 
 
-def train(strategy, initial_weights, accumulation=1, jit_compile=False):
+def train(strategy, initial_weights, accumulation=1, jit_compile=False,
+          loss_scaling=False):
     with strategy.scope():
         model = BertPretrainer(CONFIG)
         model.set_weights(initial_weights)
         # Plain SGD: its update is proportional to the gradient (Adam's first
         # steps are nearly its sign), so any error in the gradient shows.
         optimizer = keras.optimizers.SGD(learning_rate=0.5)
+        if loss_scaling:
+            optimizer = keras.optimizers.LossScaleOptimizer(optimizer)
     with tempfile.TemporaryDirectory() as output_dir:
         trainer = Trainer(model, optimizer, pretraining_objective(), strategy, output_dir,
                           global_batch_size=BATCH, gradient_accumulation_steps=accumulation,
@@ -70,6 +77,7 @@ def main():
         "one_device": train(one_device, initial),
         "mirrored_xla": train(mirrored, initial, jit_compile=True),
         "accumulated": train(one_device, initial, accumulation=2),
+        "mirrored_loss_scaled": train(mirrored, initial, loss_scaling=True),
     }
     reference = runs["one_device"][0]
     moved = max(float(np.abs(a - b).max()) for a, b in zip(reference, initial))

@@ -32,7 +32,7 @@ def test_bad_requests_name_the_flag():
 
 
 def test_mirrored_and_accumulation_give_the_one_device_weights():
-    """Same global batches: 2 replicas (XLA per replica), or 2 accumulated micro-batches."""
+    """Same global batches: 2 replicas (with XLA, or with loss scaling), or 2 micro-batches."""
     result = subprocess.run(
         [sys.executable, os.path.join(HERE, "distributed_equivalence.py"), golden_records()],
         capture_output=True, text=True, timeout=600, env=environment())
