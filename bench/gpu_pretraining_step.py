@@ -17,10 +17,10 @@ Ours is `Trainer.train_steps` over `BertPretrainer` without and with XLA
 scaled-dot-product kernels) with PyTorch's fused AdamW, each step ending in
 `loss.item()`, as ours ends in reading the loss. Per model size and
 precision the trainers are warmed up (tracing, XLA compilation), then
-timed round robin. The peak is the best rate of a square 8192 matmul that
-TensorFlow or PyTorch reaches in this process in that precision (TF32 for
-float32), and "% peak" divides the step's matmul FLOPs
-(`matmul_flops.pretraining_step`) per second by it.
+timed round robin. The peak (`matmul_peak`) is the best rate of a square
+8192 matmul (`--peak_sizes`) that TensorFlow or PyTorch reaches on the GPU
+in this process in that precision (TF32 for float32), and "% peak" divides
+the step's matmul FLOPs (`matmul_flops.pretraining_step`) per second by it.
 
 Needs a CUDA GPU that the timed implementations' frameworks see.
 `--implementations` times ours or HF alone, for a machine where TensorFlow
@@ -54,6 +54,7 @@ from bert_tf.modeling.pretrainer import BertPretrainer  # noqa: E402
 from bert_tf.training import precision  # noqa: E402
 from bert_tf.training.optimization import create_optimizer  # noqa: E402
 import matmul_flops  # noqa: E402
+from matmul_peak import define_peak_flags, measure  # noqa: E402
 from peer_models import hf_bert_config  # noqa: E402
 from round_robin import define_choices_flag, time_round_robin  # noqa: E402
 from step_runners import (PREDICTIONS, RECORDS, SEQ_LENGTH,  # noqa: E402
@@ -73,8 +74,7 @@ flags.DEFINE_integer("batch_size", 64, "Sequences per step.", lower_bound=1)
 flags.DEFINE_integer("iterations", 10, "Timed steps per trainer.", lower_bound=1)
 flags.DEFINE_integer("warmup", 3, "Untimed steps first (tracing, XLA).", lower_bound=1)
 flags.DEFINE_string("records", str(RECORDS), "Pretraining records (seq 128, 20 predictions).")
-flags.DEFINE_integer("peak_size", 8192, "Side of the square matmuls that measure the peak.",
-                     lower_bound=1)
+define_peak_flags(default=["8192"])
 
 
 def frameworks():
@@ -122,28 +122,6 @@ def check_matmuls():
             for name, value in products.items()}
 
 
-def matmul_peak(dtype, size, repeats=20):
-    """Best TFLOP/s of a `size`-square matmul in `dtype` by the frameworks timed: (rate, framework)."""
-    rng = np.random.default_rng(0)
-    a, b = (rng.standard_normal((size, size)).astype("float32") for _ in range(2))
-    runs = {}
-    if "torch" in frameworks():
-        x, y = (torch.from_numpy(m).cuda().to(getattr(torch, dtype)) for m in (a, b))
-        runs["torch"] = lambda: torch.mm(x, y)[0, 0].item()
-    if "tensorflow" in frameworks():
-        u, v = (tf.cast(tf.constant(m), dtype) for m in (a, b))
-        product = tf.function(tf.matmul, autograph=False)
-        runs["tensorflow"] = lambda: float(product(u, v)[0, 0])
-    rates = []
-    for framework, run in runs.items():
-        run()
-        start = time.perf_counter()
-        for _ in range(repeats):
-            run()
-        rates.append((2 * size ** 3 * repeats / (time.perf_counter() - start) / 1e12, framework))
-    return max(rates)
-
-
 def our_runner(config, batch, policy, jit):
     """One `Trainer` step of a `BertPretrainer` built under `policy`."""
     with precision.dtype_policy(policy):
@@ -184,10 +162,12 @@ def main(argv):
     print(f"GPU: {gpu_name()}; TensorFlow {tf.__version__}, "
           f"PyTorch {torch.__version__}, transformers {transformers.__version__}")
     print("strict float32 512-matmul, relative error against float64:", check_matmuls())
-    peaks = {policy: matmul_peak(PEAK_DTYPE[policy], FLAGS.peak_size)
+    peaks = {policy: measure(PEAK_DTYPE[policy], [int(size) for size in FLAGS.peak_sizes],
+                             repeats=20, gpu_frameworks=sorted(frameworks()))
              for policy in FLAGS.precisions}
-    for policy, (rate, framework) in peaks.items():
-        print(f"peak {PEAK_DTYPE[policy]}: {rate:.0f} TFLOP/s ({framework})", flush=True)
+    for policy, peak in peaks.items():
+        print(f"peak {PEAK_DTYPE[policy]}: {peak.gflops / 1000:.0f} TFLOP/s ({peak.framework}, "
+              f"{peak.size}x{peak.size})", flush=True)
     batch = pretraining_batch(FLAGS.batch_size, FLAGS.records)
     lines = ["| size | precision | implementation | XLA | min ms | median ms | max ms | "
              "seq/s | TFLOP/s | % peak |", "|---|---|---|---|---:|---:|---:|---:|---:|---:|"]
@@ -202,7 +182,7 @@ def main(argv):
                 lines.append(f"| {size} | {policy} | {name} | {jit} | {min(walls) * 1e3:.1f} | "
                              f"{median * 1e3:.1f} | {max(walls) * 1e3:.1f} | "
                              f"{FLAGS.batch_size / median:.0f} | {rate:.0f} | "
-                             f"{100 * rate / peaks[policy][0]:.0f}% |")
+                             f"{100 * rate / (peaks[policy].gflops / 1000):.0f}% |")
                 print(lines[-1], flush=True)
     print(f"\npretraining steps on one GPU: batch {FLAGS.batch_size} x seq {SEQ_LENGTH}, "
           f"{PREDICTIONS} masked-LM predictions + NSP, AdamW, clip 1.0, dropout on; "

@@ -78,5 +78,7 @@ def test_bench_run_without_peaks_measures_none():
 
 
 def test_peak_of_an_unknown_dtype_is_refused():
-    with pytest.raises(ValueError, match="float16"):
+    with pytest.raises(ValueError, match="no CPU matmul peak for 'float16'"):
         matmul_peak.measure("float16", sizes=(64,))
+    with pytest.raises(ValueError, match="no GPU matmul peak for 'float64'"):
+        matmul_peak.measure("float64", sizes=(64,), gpu_frameworks=["torch"])
