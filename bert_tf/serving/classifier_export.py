@@ -17,7 +17,7 @@ metadata (`labels`).
 import tensorflow as tf
 
 from bert_tf.serving.sources import find_encoder
-from bert_tf.serving.text_module import TextServingModule
+from bert_tf.serving.text_module import TextServingModule, output_labels
 
 
 class ClassifierServing(TextServingModule):
@@ -53,13 +53,9 @@ class ClassifierServing(TextServingModule):
                  do_lower_case=True, labels=(), jit_compile=False):
         super().__init__(find_encoder(classifier).config, vocabulary, asset_dir,
                          max_seq_length, do_lower_case, jit_compile=jit_compile)
-        self.labels = [str(label) for label in labels]
-        num_outputs = classifier.output.shape[-1]
-        if num_outputs != len(self.labels):
-            raise ValueError(f"the classifier has {num_outputs} outputs but "
-                             f"{len(self.labels)} labels were given: {self.labels}")
+        self.labels = output_labels(classifier, labels, "classifier")
         self.serve_model(classifier)
-        self.is_regression = num_outputs == 1
+        self.is_regression = len(self.labels) == 1
 
     def metadata_values(self):
         return {**super().metadata_values(), "labels": self.labels}

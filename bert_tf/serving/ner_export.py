@@ -26,7 +26,7 @@ exclusive: `text[start:end] == entity_text` in Python; -1 padding),
 import tensorflow as tf
 
 from bert_tf.serving.sources import find_encoder
-from bert_tf.serving.text_module import TextServingModule, string_spec
+from bert_tf.serving.text_module import TextServingModule, output_labels, string_spec
 from bert_tf.tokenization.offsets_tokenizer import OffsetsTokenizer
 
 _OUTSIDE, _BEGIN, _INSIDE = 0, 1, 2
@@ -90,11 +90,7 @@ class NerServing(TextServingModule):
                  do_lower_case=True, labels=(), jit_compile=False):
         super().__init__(find_encoder(token_classifier).config, vocabulary, asset_dir,
                          max_seq_length, do_lower_case, jit_compile=jit_compile)
-        self.labels = [str(label) for label in labels]
-        num_outputs = token_classifier.output.shape[-1]
-        if num_outputs != len(self.labels):
-            raise ValueError(f"the token classifier has {num_outputs} outputs but "
-                             f"{len(self.labels)} labels were given: {self.labels}")
+        self.labels = output_labels(token_classifier, labels, "token classifier")
         prefixes, types = tag_parts(self.labels)
         self.tag_prefix = tf.constant(prefixes, tf.int32)
         self.tag_type = tf.constant(types)

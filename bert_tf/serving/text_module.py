@@ -207,6 +207,30 @@ class TextServingModule(tf.Module):
                 "metadata": tf.function(metadata).get_concrete_function()}
 
 
+def output_labels(model, labels, what):
+    """`labels` as strings, once `model`'s last axis is checked to have one output per label.
+
+    `what` names the model in the error.
+
+    Example:
+
+    >>> import keras
+    >>> inputs = keras.Input([3])
+    >>> model = keras.Model(inputs, keras.layers.Dense(2)(inputs))
+    >>> output_labels(model, [0, 1], "classifier")
+    ['0', '1']
+    >>> output_labels(model, ["yes"], "classifier")
+    Traceback (most recent call last):
+    ValueError: the classifier has 2 outputs but 1 labels were given: ['yes']
+    """
+    labels = [str(label) for label in labels]
+    outputs = model.output.shape[-1]
+    if outputs != len(labels):
+        raise ValueError(f"the {what} has {outputs} outputs but {len(labels)} labels were "
+                         f"given: {labels}")
+    return labels
+
+
 def string_spec(name):
     """The spec of a signature input: strings of any batch size."""
     return tf.TensorSpec([None], tf.string, name=name)
