@@ -10,10 +10,11 @@ to the same thread count with threadpoolctl), at a few sizes, best of a few
 calls each. bfloat16 rows get a bfloat16 peak from TensorFlow and PyTorch
 (numpy has no bfloat16). A matmul of two `n x n` matrices counts `2 n^3`
 FLOPs. `timing_table.BenchRun` measures it before and after the timings and
-uses the larger. On a CUDA GPU (`gpu=True`, for `gpu_pretraining_step.py`)
-the frameworks are TensorFlow and PyTorch, in float32 (with whatever
-matmul precision each is set to: TF32 by default in TensorFlow), bfloat16
-or float16, each call read back so that it has finished.
+uses the larger. On a CUDA GPU (`gpu_frameworks`, for
+`gpu_pretraining_step.py`) the frameworks are TensorFlow and/or PyTorch,
+in float32 (with whatever matmul precision each is set to: TF32 by
+default in TensorFlow), bfloat16 or float16, each call read back so that
+it has finished.
 
 Example (tiny sizes; a real peak wants 2048 and 4096):
 
@@ -101,6 +102,10 @@ def measure(dtype: str, sizes: Sequence[int] = (2048, 4096), repeats: int = 3,
     if dtype not in choices:
         raise ValueError(f"no {'GPU' if gpu_frameworks else 'CPU'} matmul peak for {dtype!r}; "
                          f"choose one of {', '.join(choices)}")
+    unknown = set(gpu_frameworks) - set(GPU_FRAMEWORKS)
+    if unknown:
+        raise ValueError(f"no GPU matmul peak from {sorted(unknown)}; choose from "
+                         f"{', '.join(GPU_FRAMEWORKS)}")
     frameworks = tuple(gpu_frameworks) or FRAMEWORKS[dtype]
     if "numpy" in frameworks:
         import threadpoolctl  # here: GPU machines may lack it

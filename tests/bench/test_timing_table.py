@@ -82,3 +82,5 @@ def test_peak_of_an_unknown_dtype_is_refused():
         matmul_peak.measure("float16", sizes=(64,))
     with pytest.raises(ValueError, match="no GPU matmul peak for 'float64'"):
         matmul_peak.measure("float64", sizes=(64,), gpu_frameworks=["torch"])
+    with pytest.raises(ValueError, match=r"no GPU matmul peak from \['numpy'\]"):
+        matmul_peak.measure("float16", sizes=(64,), gpu_frameworks=["numpy"])
