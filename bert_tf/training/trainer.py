@@ -108,6 +108,7 @@ class Trainer:
             self.global_step = tf.Variable(
                 0, dtype=tf.int64, trainable=False, name="global_step",
                 aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA)
+        self.jit_compile = jit_compile
         self.eval_jit_compile = jit_compile if eval_jit_compile is None else eval_jit_compile
         self.steps = StepFunctions(model, optimizer, objective, clip_norm, jit_compile,
                                    self.eval_jit_compile)
@@ -121,6 +122,7 @@ class Trainer:
         self._writers = {}
         # Plain graph code throughout: autograph would only add minutes of tracing.
         self.train_steps = tf.function(self._train_steps, autograph=False)
+        self._train_steps_built = False
         self._eval_step = tf.function(self._eval_step_fn, autograph=False)
 
     # -- checkpoints ------------------------------------------------------
@@ -244,7 +246,9 @@ class Trainer:
                 next_save = (step // self.save_checkpoints_steps + 1) * self.save_checkpoints_steps
                 count = min(self.steps_per_execution, num_steps - step, next_save - step)
                 start = time.time()
+                self._announce_build()
                 done, loss_sum, metrics, last_loss = self.train_steps(iterator, tf.constant(count))
+                self._report_build(time.time() - start)
                 done = int(done)
                 step += done
                 if done < count:
@@ -262,6 +266,18 @@ class Trainer:
                 logging.warning("%s", error)
                 raise error
         return results
+
+    def _announce_build(self):
+        """Says, before the first call, why it takes long: nothing else shows meanwhile."""
+        if not self._train_steps_built:
+            logging.info("building the training step: tracing%s; the first call takes longer",
+                         " and XLA compilation" if self.jit_compile else "")
+
+    def _report_build(self, seconds):
+        if not self._train_steps_built:
+            self._train_steps_built = True
+            logging.info("the first call of the training step took %.1f s, building included",
+                         seconds)
 
     def _stop_non_finite(self, step, loss):
         """Raises `NonFiniteLossError` for step `step + 1`, which started from step `step`.

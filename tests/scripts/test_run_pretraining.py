@@ -65,6 +65,11 @@ def test_progress_lines_and_eval_results(resumed_run):
     line = re.findall(rf"step {STEPS}/{STEPS} (.*)", stderr)[0]
     for key in ("loss=", "masked_lm_accuracy=", "learning_rate=", "sequences/s="):
         assert key in line
+    # The first call, which traces the step, is announced before and timed after, once.
+    assert stderr.count("building the training step: tracing; the first call takes") == 1
+    built = re.findall(r"the first call of the training step took ([\d.]+) s, building", stderr)
+    assert len(built) == 1 and float(built[0]) > 0
+    assert stderr.index("building the training step") < stderr.index(f"step {STEPS}/{STEPS}")
     results = dict(l.split(" = ") for l in (output_dir / "eval_results.txt").read_text()
                    .splitlines())
     assert list(results) == ["global_step", "loss", "masked_lm_accuracy", "masked_lm_loss",
