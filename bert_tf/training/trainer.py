@@ -27,7 +27,8 @@ the trainer does the rest:
   next step was finite;
 * a progress bar on a terminal, else log lines (step, loss, metrics,
   learning rate, sequences/s), and TensorBoard scalars in
-  `output_dir/train` (chief only).
+  `output_dir/train` (chief only); the first call, which builds the step
+  (tracing, XLA compilation), is announced before it starts and timed.
 
 The trainer does not lock `output_dir`: the runner holds
 `run_dir.OutputDirLock` around the whole run (see `run_dir`).
@@ -274,6 +275,7 @@ class Trainer:
                          " and XLA compilation" if self.jit_compile else "")
 
     def _report_build(self, seconds):
+        """After the first call: how long building and running it took (XLA: often a minute)."""
         if not self._train_steps_built:
             self._train_steps_built = True
             logging.info("the first call of the training step took %.1f s, building included",
