@@ -1,10 +1,10 @@
 """`apply_summed_gradient` against TensorFlow's clipping and Keras' own loss scaling.
 
-The reference is the form it replaced: `tf.clip_by_global_norm` at the
-scaled norm, a division into each replica's share, then Keras'
-`LossScaleOptimizer.apply` (its finite test, unscaling, skip and scale
-rule). Both run the same gradients, some above the clip norm and one with
-an infinity, through twin weights and optimizers.
+The reference is the form it replaced, on one replica: `tf.clip_by_global_norm`
+at the scaled norm, then Keras' `LossScaleOptimizer.apply` (its finite
+test, unscaling, skip and scale rule). Both run the same gradients, some
+above the clip norm and one with an infinity, through twin weights and
+optimizers. The replicas' shares are tested on their own.
 """
 
 import keras
@@ -18,12 +18,11 @@ from bert_tf.training.gradient_update import apply_summed_gradient
 SHAPES = [(3, 4), (4,), (2, 3, 2)]
 
 
-def _gradients(steps=6, seed=0):
-    """Random gradients of varied norm (clipping changes some); step 3 overflows."""
-    rng = np.random.default_rng(seed)
+def _gradients():
+    """Six steps' random gradients of varied norm (clipping changes some); step 3 overflows."""
+    rng = np.random.default_rng(0)
     result = []
-    for step in range(steps):
-        size = [0.05, 3.0, 0.4, 10.0, 1.5, 0.2][step]
+    for step, size in enumerate([0.05, 3.0, 0.4, 10.0, 1.5, 0.2]):
         grads = [rng.normal(0.0, size, shape).astype("float32") for shape in SHAPES]
         if step == 3:
             grads[1][2] = np.inf
