@@ -65,7 +65,7 @@ def apply_summed_gradient(optimizer, grads, variables, clip_norm=None, num_repli
     inverse_scale = 1.0 / tf.convert_to_tensor(optimizer.dynamic_scale) if loss_scaling else 1.0
     factor = tf.minimum(inverse_scale, clip_norm / norm) if clip_norm else inverse_scale
     factor = factor / num_replicas
-    if not isinstance(factor, float) or factor != 1.0:
+    if loss_scaling or clip_norm or num_replicas > 1:
         grads = [grad * factor for grad in grads]
     if loss_scaling:
         _apply_if_finite(optimizer, grads, variables, finite)

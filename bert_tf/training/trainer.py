@@ -123,7 +123,6 @@ class Trainer:
         self._writers = {}
         # Plain graph code throughout: autograph would only add minutes of tracing.
         self.train_steps = tf.function(self._train_steps, autograph=False)
-        self._train_steps_built = False
         self._eval_step = tf.function(self._eval_step_fn, autograph=False)
 
     # -- checkpoints ------------------------------------------------------
@@ -247,9 +246,15 @@ class Trainer:
                 next_save = (step // self.save_checkpoints_steps + 1) * self.save_checkpoints_steps
                 count = min(self.steps_per_execution, num_steps - step, next_save - step)
                 start = time.time()
-                self._announce_build()
+                # The first call builds the step (tracing, XLA): say so, since nothing shows.
+                first_call = self.train_steps.experimental_get_tracing_count() == 0
+                if first_call:
+                    logging.info("building the training step: tracing%s; the first call takes "
+                                 "longer", " and XLA compilation" if self.jit_compile else "")
                 done, loss_sum, metrics, last_loss = self.train_steps(iterator, tf.constant(count))
-                self._report_build(time.time() - start)
+                if first_call:
+                    logging.info("the first call of the training step took %.1f s, building "
+                                 "included", time.time() - start)
                 done = int(done)
                 step += done
                 if done < count:
@@ -267,19 +272,6 @@ class Trainer:
                 logging.warning("%s", error)
                 raise error
         return results
-
-    def _announce_build(self):
-        """Says, before the first call, why it takes long: nothing else shows meanwhile."""
-        if not self._train_steps_built:
-            logging.info("building the training step: tracing%s; the first call takes longer",
-                         " and XLA compilation" if self.jit_compile else "")
-
-    def _report_build(self, seconds):
-        """After the first call: how long building and running it took (XLA: often a minute)."""
-        if not self._train_steps_built:
-            self._train_steps_built = True
-            logging.info("the first call of the training step took %.1f s, building included",
-                         seconds)
 
     def _stop_non_finite(self, step, loss):
         """Raises `NonFiniteLossError` for step `step + 1`, which started from step `step`.

@@ -31,15 +31,11 @@ def _gradients():
 
 
 def _twins(loss_scaling):
-    start = np.random.default_rng(1).normal(size=sum(int(np.prod(s)) for s in SHAPES))
+    rng = np.random.default_rng(1)
+    start = [rng.normal(size=shape).astype("float32") for shape in SHAPES]
     pairs = []
     for _ in range(2):
-        weights, offset = [], 0
-        for shape in SHAPES:
-            size = int(np.prod(shape))
-            weights.append(keras.Variable(start[offset:offset + size].reshape(shape)
-                                          .astype("float32")))
-            offset += size
+        weights = [keras.Variable(value) for value in start]
         optimizer = FusedAdamW(learning_rate=0.01, weight_decay=0.01)
         if loss_scaling:
             optimizer = keras.optimizers.LossScaleOptimizer(optimizer, initial_scale=1024.0,
