@@ -64,8 +64,21 @@ class SelfAttention(keras.layers.Layer):
         batch, length = ops.shape(x)[0], ops.shape(x)[1]
         return ops.reshape(x, (batch, length, self.num_heads, self.head_size))
 
-    def call(self, inputs, attention_bias, training=False):
-        query = self._split_heads(self.query(inputs))
+    def call(self, inputs, attention_bias, training=False, query_inputs=None):
+        """Attends from `query_inputs` (default: `inputs`) to every row of `inputs`.
+
+        Args:
+            inputs: `[B, T, H]`, the rows the keys and values come from.
+            attention_bias: `[B, 1, 1 or Q, T]`, added to the scores.
+            training: dropout on the attention probabilities.
+            query_inputs: `[B, Q, H]`, the rows whose outputs are wanted, when
+                those are fewer than `inputs`' (`BertEncoder.encode_at`).
+
+        Returns:
+            `[B, Q, H]`.
+        """
+        query_inputs = inputs if query_inputs is None else query_inputs
+        query = self._split_heads(self.query(query_inputs))
         key = self._split_heads(self.key(inputs))
         value = self._split_heads(self.value(inputs))
         scores = ops.einsum("bqhd,bkhd->bhqk", query, key)
@@ -73,7 +86,7 @@ class SelfAttention(keras.layers.Layer):
         probs = ops.softmax(scores + ops.cast(attention_bias, "float32"), axis=-1)
         probs = self.dropout(ops.cast(probs, self.compute_dtype), training=training)
         context = ops.einsum("bhqk,bkhd->bqhd", probs, value)
-        batch, length = ops.shape(inputs)[0], ops.shape(inputs)[1]
+        batch, length = ops.shape(query_inputs)[0], ops.shape(query_inputs)[1]
         return ops.reshape(context, (batch, length, self.num_heads * self.head_size))
 
     def get_config(self):

@@ -4,6 +4,7 @@ import keras
 from keras import ops
 
 from bert_tf.modeling.activations import get_activation
+from bert_tf.modeling.positions import gather_positions
 
 
 @ops.custom_gradient
@@ -79,9 +80,16 @@ class MaskedLMHead(keras.layers.Layer):
             shape=(self.word_embeddings.input_dim,), initializer="zeros", name="output_bias")
         self.built = True
 
-    def call(self, sequence_output, masked_positions):
-        positions = ops.cast(masked_positions, "int32")[:, :, None]
-        gathered = ops.take_along_axis(sequence_output, positions, axis=1)
+    def call(self, sequence_output, masked_positions=None):
+        """Logits `[B, P, V]` at `masked_positions` `[B, P]` of `sequence_output` `[B, T, H]`.
+
+        Without `masked_positions`, `sequence_output` holds the states at
+        the masked positions already (`[B, P, H]`, as `BertPretrainer` gets
+        them from `BertEncoder.encode_at`).
+        """
+        gathered = sequence_output
+        if masked_positions is not None:
+            gathered = gather_positions(sequence_output, masked_positions)
         hidden = self.layer_norm(self.transform(gathered))
         table = ops.cast(self.word_embeddings.embeddings, hidden.dtype)
         # One [B*P, H] x [H, V] matmul: a batched einsum against the shared
@@ -93,5 +101,6 @@ class MaskedLMHead(keras.layers.Layer):
         # the compute dtype when read eagerly, so cast it back.
         return ops.cast(logits, "float32") + ops.cast(self.output_bias, "float32")
 
-    def compute_output_shape(self, sequence_output_shape, masked_positions_shape):
-        return tuple(masked_positions_shape) + (self.word_embeddings.input_dim,)
+    def compute_output_shape(self, sequence_output_shape, masked_positions_shape=None):
+        rows = sequence_output_shape[:-1] if masked_positions_shape is None else masked_positions_shape
+        return tuple(rows) + (self.word_embeddings.input_dim,)

@@ -4,6 +4,7 @@ import keras
 
 from bert_tf.modeling.attention import SelfAttention
 from bert_tf.modeling.dropout import Dropout
+from bert_tf.modeling.positions import gather_positions
 from bert_tf.modeling.token_dense import TokenDense
 from bert_tf.modeling.xla_elementwise import bias_residual_layer_norm
 
@@ -82,9 +83,29 @@ class TransformerBlock(keras.layers.Layer):
         self.output_layer_norm.build(inputs_shape)
         self.built = True
 
-    def call(self, inputs, attention_bias, training=False):
-        attended = self.attention(inputs, attention_bias, training=training)
-        hidden = self._residual(self.attention_output, attended, inputs,
+    def call(self, inputs, attention_bias, training=False, query_positions=None):
+        """The block's output at every position, or only at `query_positions`.
+
+        Args:
+            inputs: `[B, T, H]`.
+            attention_bias: `[B, 1, 1 or T, T]` (`AttentionBias`).
+            training: dropout on.
+            query_positions: `[B, Q]` positions whose outputs are wanted.
+                Keys and values still come from every position, so the
+                result equals the full output gathered there, and the rest
+                of the block runs on Q rows instead of T.
+
+        Returns:
+            `[B, T, H]`, or `[B, Q, H]` with `query_positions`.
+        """
+        queries = inputs
+        if query_positions is not None:
+            queries = gather_positions(inputs, query_positions)
+            if attention_bias.shape[2] != 1:  # causal: one row of bias per query
+                attention_bias = gather_positions(attention_bias[:, 0], query_positions)[:, None]
+        attended = self.attention(inputs, attention_bias, training=training,
+                                  query_inputs=queries)
+        hidden = self._residual(self.attention_output, attended, queries,
                                 self.attention_layer_norm, training)
         expanded = self.intermediate(hidden, training=training)
         return self._residual(self.output_dense, expanded, hidden, self.output_layer_norm,

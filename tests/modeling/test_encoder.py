@@ -46,6 +46,19 @@ def test_causal_position_ignores_later_tokens(tiny_config):
     assert not np.allclose(a["sequence_output"][:, 6:], b["sequence_output"][:, 6:])
 
 
+@pytest.mark.parametrize("causal", [False, True])
+def test_encode_at_equals_the_full_output_gathered(tiny_config, causal):
+    encoder = BertEncoder(tiny_config, causal=causal)
+    inputs = random_inputs(tiny_config)  # rows of 9, 8 and 7 real tokens
+    # Any order, repeats, and padded positions (7, 8 in the last row).
+    positions = np.array([[0, 3, 3, 8], [5, 1, 0, 0], [7, 2, 8, 4]], "int32")
+    full = _run(encoder, inputs)["sequence_output"]
+    at = np.asarray(encoder.encode_at(inputs, positions))
+    assert at.shape == (3, 4, tiny_config.hidden_size)
+    np.testing.assert_allclose(at, np.take_along_axis(full, positions[..., None], 1),
+                               atol=1e-5)
+
+
 def test_bidirectional_position_sees_later_tokens(encoder, tiny_config):
     inputs = random_inputs(tiny_config, pad_from=9)
     changed = dict(inputs, input_ids=inputs["input_ids"].copy())

@@ -3,11 +3,14 @@
 import keras
 import numpy as np
 import pytest
+import tensorflow as tf
 
 from bert_tf.checkpoints import tf1_variable_map
 from bert_tf.data import readers
 from bert_tf.modeling.pretrainer import BertPretrainer
 from bert_tf.tasks.pretraining_inputs import left_to_right_batch
+from bert_tf.tasks.pretraining_objective import pretraining_objective
+from bert_tf.training.objective import batch_loss
 from tests_shared import random_inputs, shared_path
 
 
@@ -40,6 +43,43 @@ def test_tied_decoder_logits_by_hand(tiny_config):
     expected = hidden @ model.encoder.embeddings.word_embeddings.embeddings.numpy().T
     expected += head.output_bias.numpy()
     np.testing.assert_allclose(model(inputs)["masked_lm_logits"], expected, atol=1e-5)
+
+
+def _full_last_block(model):
+    """The same layers with the encoder's last block over every position, heads gathering."""
+    inputs = {name: keras.Input(shape=(None,), dtype="int32", name=name) for name in model.input}
+    encoded = model.encoder({name: inputs[name] for name in model.encoder.input})
+    outputs = {"masked_lm_logits": model.masked_lm(encoded["sequence_output"],
+                                                   inputs["masked_lm_positions"])}
+    if model.nsp:
+        outputs["next_sentence_logits"] = model.next_sentence(encoded["pooled_output"])
+    return keras.Model(inputs, outputs)
+
+
+@pytest.mark.parametrize("nsp, causal", [(True, False), (False, True)])
+def test_loss_and_gradients_are_the_full_encoders(tiny_config, nsp, causal):
+    # The pretrainer's last block runs only at the heads' positions.
+    model = BertPretrainer(tiny_config, nsp=nsp, causal=causal)
+    full = _full_last_block(model)
+    inputs = _inputs(tiny_config, [[1, 4, 0], [11, 3, 3]])
+    labels = {"masked_lm_ids": np.array([[5, 6, 0], [7, 8, 8]], "int32"),
+              "masked_lm_weights": np.array([[1, 1, 0], [1, 1, 1]], "float32"),
+              "next_sentence_labels": np.array([[0], [1]], "int32")}
+    results = []
+    for network in (model, full):
+        with tf.GradientTape() as tape:
+            loss, _ = batch_loss(pretraining_objective(nsp), network(inputs), labels)
+        results.append((loss, tape.gradient(loss, model.trainable_variables)))
+    (loss, gradients), (full_loss, full_gradients) = results
+    np.testing.assert_allclose(loss, full_loss, rtol=1e-6)
+    for variable, gradient, expected in zip(model.trainable_variables, gradients, full_gradients):
+        if expected is None:  # the pooler, without the next-sentence head
+            assert gradient is None and not nsp and "pooler" in variable.path
+            continue
+        gradient = tf.convert_to_tensor(gradient)  # the table's gradients are sparse
+        np.testing.assert_allclose(gradient, tf.convert_to_tensor(expected), atol=1e-6,
+                                   err_msg=variable.path)
+        assert np.any(gradient != 0), variable.path
 
 
 def test_ablations(tiny_config):
