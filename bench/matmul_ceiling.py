@@ -18,7 +18,9 @@ can be faster, since everything else only adds time.
   (batch x seq, masked LM on `--predictions` positions per sequence, NSP):
   those matmuls and the masked-LM head's, each with the two matmuls of its
   gradient in the layouts TensorFlow's gradient uses
-  (`matmul_flops.gradients`). Then the pieces that every implementation
+  (`matmul_flops.gradients`). The last block counts only at the
+  predictions and [CLS]: no loss reads its other rows, and ours skips them
+  (`BertEncoder.encode_at`). Then the pieces that every implementation
   of the step runs too (`step_pieces`: the clipped AdamW update, the
   masked-LM cross-entropy, dropout's random bits and masks, the attention
   softmax, the activation, LayerNorm), each timed alone with and without
@@ -110,7 +112,8 @@ def _pieces(size):
     config, batch, length = BertConfig.named(size), FLAGS.batch_size, FLAGS.seq_length
     if FLAGS.work == "forward":
         return matmul_flops.forward_matmuls(config, batch, length), {}
-    return (matmul_flops.pretraining_matmuls(config, batch, length, FLAGS.predictions),
+    return (matmul_flops.pretraining_matmuls(config, batch, length, FLAGS.predictions,
+                                             last_block_rows=FLAGS.predictions + 1),
             pretraining_step_pieces(config, batch, length, FLAGS.predictions))
 
 

@@ -79,38 +79,61 @@ def gradients(forward):
             Matmul(forward.a, upstream, forward.calls, transpose_a=True)]
 
 
-def forward_matmuls(config, batch, length):
+def forward_matmuls(config, batch, length, last_block_rows=None):
     """`{what: Matmul}` of the encoder's forward pass on `batch` sequences of `length` tokens.
 
     The dense layers multiply all `batch * length` token rows at once; the
     attention's products are batched over sequences and heads.
+    `last_block_rows`: the last block computes only this many positions
+    per sequence (`BertEncoder.encode_at`): its keys and values still come
+    from every token, its queries and everything after them from these.
 
     >>> from bert_tf.config import BertConfig
     >>> shapes = forward_matmuls(BertConfig.named("mini"), 32, 128)
     >>> shapes["q, k, v, attention output"][:3], shapes["attention scores"][:3]
     (((4096, 256), (256, 256), 16), ((128, 128, 64), (128, 64, 128), 4))
+    >>> last = forward_matmuls(BertConfig.named("mini"), 32, 128, last_block_rows=21)
+    >>> last["last block, attention scores"][:3], last["last block, k, v"][2]
+    (((128, 21, 64), (128, 64, 128), 1), 2)
     """
-    hidden, inner, layers = config.hidden_size, config.intermediate_size, config.num_hidden_layers
-    heads = config.num_attention_heads
-    head_size, rows = hidden // heads, batch * length
+    layers = config.num_hidden_layers
+    if last_block_rows is None:
+        return _block_matmuls(config, batch, length, length, layers)
+    last = _block_matmuls(config, batch, length, last_block_rows, 1)
+    return {**_block_matmuls(config, batch, length, length, layers - 1),
+            **{f"last block, {what}": matmul for what, matmul in last.items()}}
+
+
+def _block_matmuls(config, batch, length, query_rows, blocks):
+    """`forward_matmuls` of `blocks` blocks whose outputs are wanted at `query_rows` positions."""
+    hidden, inner, heads = config.hidden_size, config.intermediate_size, config.num_attention_heads
+    head_size, rows, queries = hidden // heads, batch * length, batch * query_rows
+    if query_rows == length:
+        projections = {"q, k, v, attention output": Matmul((rows, hidden), (hidden, hidden),
+                                                           4 * blocks)}
+    else:
+        projections = {"k, v": Matmul((rows, hidden), (hidden, hidden), 2 * blocks),
+                       "q, attention output": Matmul((queries, hidden), (hidden, hidden),
+                                                     2 * blocks)}
     return {
-        "q, k, v, attention output": Matmul((rows, hidden), (hidden, hidden), 4 * layers),
-        "feed-forward in": Matmul((rows, hidden), (hidden, inner), layers),
-        "feed-forward out": Matmul((rows, inner), (inner, hidden), layers),
-        "attention scores": Matmul((batch * heads, length, head_size),
-                                   (batch * heads, head_size, length), layers),
-        "attention use": Matmul((batch * heads, length, length),
-                                (batch * heads, length, head_size), layers),
+        **projections,
+        "feed-forward in": Matmul((queries, hidden), (hidden, inner), blocks),
+        "feed-forward out": Matmul((queries, inner), (inner, hidden), blocks),
+        "attention scores": Matmul((batch * heads, query_rows, head_size),
+                                   (batch * heads, head_size, length), blocks),
+        "attention use": Matmul((batch * heads, query_rows, length),
+                                (batch * heads, length, head_size), blocks),
     }
 
 
-def pretraining_matmuls(config, batch, length, predictions):
+def pretraining_matmuls(config, batch, length, predictions, last_block_rows=None):
     """`{what: Matmul}` of a pretraining step: forward and backward, encoder and heads.
 
     The masked-LM head transforms the `predictions` gathered positions per
     sequence and multiplies them by the word-embedding table, stored
     `[vocab, hidden]` (so transposed); the pooler and next-sentence layer
-    run on each sequence's first token.
+    run on each sequence's first token. `last_block_rows` as for
+    `forward_matmuls`.
 
     >>> from bert_tf.config import BertConfig
     >>> config = BertConfig.named("mini")
@@ -121,7 +144,7 @@ def pretraining_matmuls(config, batch, length, predictions):
     True
     """
     hidden, rows = config.hidden_size, batch * predictions
-    forward = dict(forward_matmuls(config, batch, length), **{
+    forward = dict(forward_matmuls(config, batch, length, last_block_rows), **{
         "masked-LM transform": Matmul((rows, hidden), (hidden, hidden), 1),
         "masked-LM output": Matmul((rows, hidden), (config.vocab_size, hidden), 1,
                                    transpose_b=True),
@@ -136,17 +159,33 @@ def pretraining_matmuls(config, batch, length, predictions):
     return step
 
 
-def encoder_forward(config, batch, length):
+def encoder_forward(config, batch, length, last_block_rows=None):
     """FLOPs of the encoder layers' matmuls for `batch` sequences of `length` tokens."""
-    return sum(m.flops for m in forward_matmuls(config, batch, length).values())
+    return sum(m.flops for m in forward_matmuls(config, batch, length, last_block_rows).values())
 
 
-def pretraining_step(config, batch, length, predictions):
-    """FLOPs of a training step: encoder, masked LM on `predictions` positions per sequence, NSP."""
+def pretraining_step(config, batch, length, predictions, last_block_rows=None):
+    """FLOPs of a training step: encoder, masked LM on `predictions` positions per sequence, NSP.
+
+    `last_block_rows` as for `forward_matmuls`; `our_pretraining_step`
+    counts what `BertPretrainer` computes.
+    """
     hidden = config.hidden_size
     masked_lm = 2 * batch * predictions * (hidden * hidden + hidden * config.vocab_size)
     next_sentence = 2 * batch * (hidden * hidden + 2 * hidden)
-    return 3 * (encoder_forward(config, batch, length) + masked_lm + next_sentence)
+    encoder = encoder_forward(config, batch, length, last_block_rows)
+    return 3 * (encoder + masked_lm + next_sentence)
+
+
+def our_pretraining_step(config, batch, length, predictions):
+    """`pretraining_step` of `BertPretrainer`: its last block runs at the predictions and [CLS].
+
+    >>> from bert_tf.config import BertConfig
+    >>> config = BertConfig.named("mini")
+    >>> round(our_pretraining_step(config, 32, 128, 20) / pretraining_step(config, 32, 128, 20), 3)
+    0.87
+    """
+    return pretraining_step(config, batch, length, predictions, last_block_rows=predictions + 1)
 
 
 def classification_step(config, batch, length, num_labels):

@@ -27,8 +27,9 @@ threads: well under 100% means other processes took the cores), and the
 matmul GFLOP/s of the median step with their share of the float32 matmul
 peak (`matmul_peak`). A step's FLOPs are `matmul_flops.pretraining_step`:
 3 x (encoder forward + masked-LM head on the 20 positions + pooler and NSP
-layer); `hf_all_positions` runs its masked-LM head on all 128 positions,
-and is counted so.
+layer), counted as each implementation computes it: `hf_all_positions`
+runs its masked-LM head on all 128 positions, and ours its last encoder
+block on the 20 positions and [CLS] only (`our_pretraining_step`).
 
 Example:
 
@@ -145,7 +146,13 @@ BUILDERS = {"ours": our_runners, "hf": hf_runners,
 
 
 def step_flops(config, name, batch_size):
-    """Matmul FLOPs of one step; `hf_all_positions` scores every position."""
+    """Matmul FLOPs of one step as `name` computes it.
+
+    `hf_all_positions` scores every position; ours runs its last block only
+    at the predictions and [CLS].
+    """
+    if name == "ours":
+        return matmul_flops.our_pretraining_step(config, batch_size, SEQ_LENGTH, PREDICTIONS)
     predictions = SEQ_LENGTH if name == "hf_all_positions" else PREDICTIONS
     return matmul_flops.pretraining_step(config, batch_size, SEQ_LENGTH, predictions)
 

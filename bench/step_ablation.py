@@ -122,8 +122,8 @@ def main(argv):
     with BenchRun(FLAGS.threads, ["float32"], FLAGS.peak_sizes) as run:
         for size in FLAGS.sizes:
             config = BertConfig.named(size)
-            flops = matmul_flops.pretraining_step(config, FLAGS.batch_size, SEQ_LENGTH,
-                                                  PREDICTIONS)
+            flops = matmul_flops.our_pretraining_step(config, FLAGS.batch_size, SEQ_LENGTH,
+                                                      PREDICTIONS)
             for piece in FLAGS.pieces:
                 runners = {swapped: step(config, batch, piece, swapped)
                            for swapped in (True, False)}

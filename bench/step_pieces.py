@@ -13,7 +13,9 @@ a real step hands it on, so that XLA cannot drop any of it:
   a rate of 0.1 needs to 1e-5);
 * forward and backward of the attention softmax, the feed-forward
   activation, LayerNorm (after the embeddings and twice per layer) and the
-  dropout masks' use, each on all layers at once.
+  dropout masks' use, each on all layers at once; the last layer's only
+  at the predictions and [CLS], since no loss reads its other rows (as
+  `BertPretrainer` computes it).
 
 Example (a tiny model; each call runs its piece once):
 
@@ -134,21 +136,22 @@ def _masked(elements, rate):
 
 def pretraining_step_pieces(config, batch, length, predictions):
     """`{(what, XLA?): call}` of what a pretraining step needs besides its matmuls."""
-    layers, heads = config.num_hidden_layers, config.num_attention_heads
+    layers, heads, hidden = config.num_hidden_layers, config.num_attention_heads, config.hidden_size
     tokens = batch * length
+    # Query rows of all layers: every token but in the last, predictions and [CLS].
+    rows = (layers - 1) * tokens + batch * (predictions + 1)
     # Dropout after the embeddings, on the attention probabilities and after
     # each layer's attention output and feed-forward output.
-    dropped = tokens * config.hidden_size * (1 + 2 * layers) + layers * batch * heads * length ** 2
+    dropped = tokens * hidden + 2 * rows * hidden + rows * heads * length
     pieces = {
         "AdamW update with clipping": _update(config),
         "masked-LM softmax cross-entropy": _cross_entropy(config, batch * predictions),
         "dropout random bits": _dropout_bits(dropped),
         "attention softmax": _forward_and_backward(
-            lambda scores: tf.nn.softmax(scores), (layers * batch * heads, length, length)),
+            lambda scores: tf.nn.softmax(scores), (rows * heads, length)),
         "feed-forward activation": _forward_and_backward(
-            get_activation(config.hidden_act), (layers * tokens, config.intermediate_size)),
-        "LayerNorm": _forward_and_backward(
-            _layer_norm, (tokens * (1 + 2 * layers), config.hidden_size)),
+            get_activation(config.hidden_act), (rows, config.intermediate_size)),
+        "LayerNorm": _forward_and_backward(_layer_norm, (tokens + 2 * rows, hidden)),
         "dropout masks' use": _forward_and_backward(
             _masked(dropped, config.hidden_dropout_prob), (dropped,)),
     }

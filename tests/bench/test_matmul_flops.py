@@ -45,6 +45,21 @@ def test_pretraining_step_adds_the_heads_and_triples():
     assert matmul_flops.pretraining_step(config, BATCH, LENGTH, PREDICTIONS) == expected
 
 
+def test_last_block_at_a_few_positions_counts_its_weights_there():
+    config = BertConfig.named("tiny")
+    model = transformers.BertForPreTraining(hf_bert_config(config))
+    last = model.bert.encoder.layer[-1]
+    everywhere = last.attention.self.key.weight.numel() + last.attention.self.value.weight.numel()
+    queries = 3  # 2 predictions and [CLS]
+    saved = (2 * BATCH * (LENGTH - queries) * (linear_weights(last) - everywhere)
+             + 2 * 2 * BATCH * (LENGTH - queries) * LENGTH * config.hidden_size)
+    assert (matmul_flops.pretraining_step(config, BATCH, LENGTH, PREDICTIONS)
+            - matmul_flops.our_pretraining_step(config, BATCH, LENGTH, PREDICTIONS)) == 3 * saved
+    step = matmul_flops.pretraining_matmuls(config, BATCH, LENGTH, PREDICTIONS, queries)
+    assert sum(m.flops for m in step.values()) == matmul_flops.our_pretraining_step(
+        config, BATCH, LENGTH, PREDICTIONS)
+
+
 def test_classification_step_adds_pooler_and_output_layer():
     config = BertConfig.named("tiny")
     model = transformers.BertForSequenceClassification(hf_bert_config(config, num_labels=3))
