@@ -136,7 +136,8 @@ def _masked(elements, rate):
 
 def pretraining_step_pieces(config, batch, length, predictions):
     """`{(what, XLA?): call}` of what a pretraining step needs besides its matmuls."""
-    layers, heads, hidden = config.num_hidden_layers, config.num_attention_heads, config.hidden_size
+    layers, heads = config.num_hidden_layers, config.num_attention_heads
+    hidden = config.hidden_size
     tokens = batch * length
     # Query rows of all layers: every token but in the last, predictions and [CLS].
     rows = (layers - 1) * tokens + batch * (predictions + 1)

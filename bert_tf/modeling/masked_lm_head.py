@@ -102,5 +102,7 @@ class MaskedLMHead(keras.layers.Layer):
         return ops.cast(logits, "float32") + ops.cast(self.output_bias, "float32")
 
     def compute_output_shape(self, sequence_output_shape, masked_positions_shape=None):
-        rows = sequence_output_shape[:-1] if masked_positions_shape is None else masked_positions_shape
+        rows = masked_positions_shape
+        if masked_positions_shape is None:
+            rows = sequence_output_shape[:-1]
         return tuple(rows) + (self.word_embeddings.input_dim,)

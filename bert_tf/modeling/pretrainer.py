@@ -34,7 +34,7 @@ class BertPretrainer(keras.Model):
     The heads read the last block only at the masked positions and the
     first token, so the last block computes only those rows
     (`BertEncoder.encode_at`): the logits are the full encoder's, and a
-    four-block model's step does about a sixth fewer matmul FLOPs.
+    step does 13-15% fewer matmul FLOPs at four blocks (3% at BERT-Large).
 
     The variables map one to one onto the original checkpoint's `bert/*`,
     `cls/predictions/*` and `cls/seq_relationship/*`, so
@@ -70,7 +70,7 @@ class BertPretrainer(keras.Model):
                                  config.initializer_range, name="masked_lm")
         # The last block runs only where the heads read: the masked positions
         # and, for the next-sentence head, the first token.
-        positions = ops.cast(inputs["masked_lm_positions"], "int32")
+        positions = inputs["masked_lm_positions"]
         if nsp:
             positions = ops.concatenate([ops.zeros_like(positions[:, :1]), positions], axis=1)
         states = encoder.encode_at({name: inputs[name] for name in INPUT_NAMES}, positions)
