@@ -11,10 +11,13 @@ devices must be configured before TensorFlow initialises. The runs:
 * `mirrored_loss_scaled`: as `mirrored_xla` without XLA, the optimizer
   wrapped in Keras' `LossScaleOptimizer` (the loss scale is a power of 2,
   so in float32 scaling and unscaling are exact): its update must run in
-  each replica under a condition decided across replicas.
+  each replica under a condition decided across replicas. It then runs 3
+  more steps at a loss scale of 2^120, at which every gradient's norm
+  overflows: each must be skipped on both replicas.
 
 Prints, for each run but the first, the largest absolute difference of its
-weights from `one_device`'s, and every run's mean training loss.
+weights from `one_device`'s, every run's mean training loss, and what the
+overflowing steps changed.
 """
 
 import json
@@ -65,7 +68,27 @@ def train(strategy, initial_weights, accumulation=1, jit_compile=False,
                           global_batch_size=BATCH, gradient_accumulation_steps=accumulation,
                           steps_per_execution=STEPS, jit_compile=jit_compile)
         loss = trainer.train(dataset_fn(BATCH // accumulation), STEPS)["loss"]
-    return [w.numpy() for w in model.weights], loss
+        weights = [w.numpy() for w in model.weights]
+        overflowed = overflow(trainer, model, optimizer, weights) if loss_scaling else None
+    return weights, loss, overflowed
+
+
+def overflow(trainer, model, optimizer, weights):
+    """`STEPS` more steps at a loss scale of 2^120, where every gradient's norm overflows.
+
+    Returns how far the weights moved, the optimizer's step count and the
+    final scale. Clipping zeroes an overflowed gradient, so the weights alone
+    would not show an update that was not skipped; its step count does.
+    """
+    optimizer.dynamic_scale.assign(2.0**120)
+    trainer.train(dataset_fn(BATCH), 2 * STEPS)
+    return {"moved": largest_difference(weights, [w.numpy() for w in model.weights]),
+            "iterations": int(optimizer.iterations.numpy()),
+            "scale": float(optimizer.dynamic_scale.numpy())}
+
+
+def largest_difference(weights, others):
+    return max(float(np.abs(a - b).max()) for a, b in zip(weights, others))
 
 
 def main():
@@ -80,12 +103,13 @@ def main():
         "mirrored_loss_scaled": train(mirrored, initial, loss_scaling=True),
     }
     reference = runs["one_device"][0]
-    moved = max(float(np.abs(a - b).max()) for a, b in zip(reference, initial))
-    report = {"replicas": mirrored.num_replicas_in_sync, "moved": moved,
-              "losses": {name: loss for name, (_, loss) in runs.items()},
+    report = {"replicas": mirrored.num_replicas_in_sync,
+              "moved": largest_difference(reference, initial),
+              "losses": {name: loss for name, (_, loss, _) in runs.items()},
               "max_weight_difference": {
-                  name: max(float(np.abs(a - b).max()) for a, b in zip(reference, weights))
-                  for name, (weights, _) in runs.items() if name != "one_device"}}
+                  name: largest_difference(reference, weights)
+                  for name, (weights, _, _) in runs.items() if name != "one_device"},
+              "overflowed": runs["mirrored_loss_scaled"][2]}
     print("RESULT " + json.dumps(report))
 
 

@@ -32,7 +32,10 @@ def test_bad_requests_name_the_flag():
 
 
 def test_mirrored_and_accumulation_give_the_one_device_weights():
-    """Same global batches: 2 replicas (with XLA, or with loss scaling), or 2 micro-batches."""
+    """Same global batches: 2 replicas (with XLA, or with loss scaling), or 2 micro-batches.
+
+    Also: under loss scaling on 2 replicas, steps whose gradient overflows move nothing.
+    """
     result = subprocess.run(
         [sys.executable, os.path.join(HERE, "distributed_equivalence.py"), golden_records()],
         capture_output=True, text=True, timeout=600, env=environment())
@@ -45,6 +48,8 @@ def test_mirrored_and_accumulation_give_the_one_device_weights():
         assert difference < 1e-6, (name, difference)
     losses = list(report["losses"].values())
     assert max(losses) - min(losses) < 1e-6 * losses[0], report["losses"]
+    # 3 overflowing steps: skipped (no move, not counted), the scale halved at each.
+    assert report["overflowed"] == {"moved": 0.0, "iterations": 3, "scale": 2.0**117}
 
 
 def _free_ports(count):

@@ -45,9 +45,9 @@ def _twins(loss_scaling):
     return pairs
 
 
-def _ours(optimizer, weights, clip_norm):
+def _ours(optimizer, weights, clip_norm, jit_compile):
     return tf.function(lambda grads: apply_summed_gradient(optimizer, grads, weights, clip_norm),
-                       autograph=False)
+                       autograph=False, jit_compile=jit_compile)
 
 
 def _reference(optimizer, weights, clip_norm):
@@ -60,24 +60,27 @@ def _reference(optimizer, weights, clip_norm):
     return tf.function(apply, autograph=False)
 
 
-@pytest.mark.parametrize("loss_scaling,clip_norm", [(True, 1.0), (True, None), (False, 1.0)])
-def test_same_weights_and_scale_as_clipping_then_keras_loss_scaling(loss_scaling, clip_norm):
+@pytest.mark.parametrize("loss_scaling,clip_norm,jit_compile", [
+    (True, 1.0, False), (True, 1.0, True), (True, None, False), (False, 1.0, False)])
+def test_same_weights_and_scale_as_clipping_then_keras_loss_scaling(loss_scaling, clip_norm,
+                                                                    jit_compile):
     (ours, our_optimizer), (theirs, their_optimizer) = _twins(loss_scaling)
-    our_step = _ours(our_optimizer, ours, clip_norm)
+    our_step = _ours(our_optimizer, ours, clip_norm, jit_compile)
     their_step = _reference(their_optimizer, theirs, clip_norm)
     scales, skipped = [], 0
     for step, grads in enumerate(_gradients()):
         if step == 3 and not loss_scaling:
             continue  # without loss scaling an overflow stops the run (test_trainer)
         scale = float(our_optimizer.dynamic_scale.numpy()) if loss_scaling else 1.0
-        before = [w.numpy() for w in ours]
+        held = ours + (our_optimizer.inner_optimizer.variables if loss_scaling else [])
+        before = [variable.numpy() for variable in held]
         finite = our_step([tf.constant(g * scale) for g in grads])
         their_step([tf.constant(g * scale) for g in grads])
         assert bool(finite) == (step != 3)
         if step == 3:
             skipped += 1
-            for weight, old in zip(ours, before):
-                np.testing.assert_array_equal(weight.numpy(), old)
+            for variable, old in zip(held, before):  # weights, slots and step count
+                np.testing.assert_array_equal(variable.numpy(), old, err_msg=variable.path)
         for a, b in zip(ours + our_optimizer.variables, theirs + their_optimizer.variables):
             np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=2e-6, atol=1e-7,
                                        err_msg=f"step {step}: {a.path}")
