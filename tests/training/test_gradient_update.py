@@ -4,7 +4,9 @@ The reference is the form it replaced, on one replica: `tf.clip_by_global_norm`
 at the scaled norm, then Keras' `LossScaleOptimizer.apply` (its finite
 test, unscaling, skip and scale rule). Both run the same gradients, some
 above the clip norm and one with an infinity, through twin weights and
-optimizers. The replicas' shares are tested on their own.
+optimizers; ours also runs XLA-compiled once. The skipped step must leave
+the weights, the Adam slots and the step count as they were. The
+replicas' shares are tested on their own.
 """
 
 import keras
