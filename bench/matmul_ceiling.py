@@ -112,8 +112,9 @@ def _pieces(size):
     config, batch, length = BertConfig.named(size), FLAGS.batch_size, FLAGS.seq_length
     if FLAGS.work == "forward":
         return matmul_flops.forward_matmuls(config, batch, length), {}
+    last_block_rows = matmul_flops.our_last_block_rows(FLAGS.predictions)
     return (matmul_flops.pretraining_matmuls(config, batch, length, FLAGS.predictions,
-                                             last_block_rows=FLAGS.predictions + 1),
+                                             last_block_rows),
             pretraining_step_pieces(config, batch, length, FLAGS.predictions))
 
 

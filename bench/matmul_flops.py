@@ -177,6 +177,11 @@ def pretraining_step(config, batch, length, predictions, last_block_rows=None):
     return 3 * (encoder + masked_lm + next_sentence)
 
 
+def our_last_block_rows(predictions):
+    """Positions per sequence where `BertPretrainer`'s last block runs: the predictions and [CLS]."""
+    return predictions + 1
+
+
 def our_pretraining_step(config, batch, length, predictions):
     """`pretraining_step` of `BertPretrainer`: its last block runs at the predictions and [CLS].
 
@@ -185,7 +190,8 @@ def our_pretraining_step(config, batch, length, predictions):
     >>> round(our_pretraining_step(config, 32, 128, 20) / pretraining_step(config, 32, 128, 20), 3)
     0.87
     """
-    return pretraining_step(config, batch, length, predictions, last_block_rows=predictions + 1)
+    return pretraining_step(config, batch, length, predictions,
+                            last_block_rows=our_last_block_rows(predictions))
 
 
 def classification_step(config, batch, length, num_labels):

@@ -34,6 +34,7 @@ import tensorflow as tf
 from bert_tf.modeling.activations import get_activation
 from bert_tf.modeling.pretrainer import BertPretrainer
 from bert_tf.training.optimization import create_optimizer
+from matmul_flops import our_last_block_rows
 
 
 def normal_constant(shape):
@@ -140,7 +141,7 @@ def pretraining_step_pieces(config, batch, length, predictions):
     hidden = config.hidden_size
     tokens = batch * length
     # Query rows of all layers: every token but in the last, predictions and [CLS].
-    rows = (layers - 1) * tokens + batch * (predictions + 1)
+    rows = (layers - 1) * tokens + batch * our_last_block_rows(predictions)
     # Dropout after the embeddings, on the attention probabilities and after
     # each layer's attention output and feed-forward output.
     dropped = tokens * hidden + 2 * rows * hidden + rows * heads * length
