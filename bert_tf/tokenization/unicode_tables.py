@@ -15,9 +15,11 @@ point, or, for folds that are not exactly one character (FLAG_MULTI), a row
 of `expansions`.
 
 Evaluating the rules over all 1.1M code points takes seconds, so the tables
-are cached on disk (`$BERT_TF_CACHE`, else `$XDG_CACHE_HOME/bert_tf`, else
-`~/.cache/bert_tf`), keyed by Python's Unicode version and by the source of
-the rules; an unwritable or damaged cache only means building them again.
+and the character classes are cached on disk (`$BERT_TF_CACHE`, else
+`$XDG_CACHE_HOME/bert_tf`, else `~/.cache/bert_tf`), keyed by Python's
+Unicode version and by the source of the rules; an unwritable or damaged
+cache only means building them again. Every process that builds the graph
+tokenizer (a runner, an export, the data tool) reads them from there.
 
 Example:
 
@@ -128,35 +130,50 @@ def _folds(chars):
 @functools.lru_cache(maxsize=None)
 def char_table(do_lower_case):
     """The table of one casing mode: from the disk cache, else built and cached."""
-    path = cache_path(do_lower_case)
+    arrays = _disk_cached("uncased" if do_lower_case else "cased", CharTable._fields,
+                          lambda: _build_char_table(do_lower_case)._asdict())
+    return CharTable(**arrays)
+
+
+@functools.lru_cache(maxsize=None)
+def _character_classes():
+    """`{"solo": ..., "ascii_kept": ...}` RE2 classes: from the disk cache, else built."""
+    arrays = _disk_cached("classes", ("solo", "ascii_kept"), _build_character_classes)
+    return {name: str(value) for name, value in arrays.items()}
+
+
+def _disk_cached(kind, names, build):
+    """The arrays `names` of `cache_path(kind)`; if unreadable, `build()`'s, then written."""
+    path = cache_path(kind)
     try:
         with np.load(path) as cached:
-            return CharTable(cached["entries"], cached["expansions"])
+            return {name: cached[name] for name in names}
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
         pass
-    table = _build_char_table(do_lower_case)
-    _write_cache(path, table)
-    return table
+    arrays = build()
+    _write_cache(path, arrays)
+    return arrays
 
 
-def _write_cache(path, table):
-    """Writes `table` to `path` atomically; a failure is logged, not raised."""
+def _write_cache(path, arrays):
+    """Writes `arrays` (a dict) to `path` atomically; a failure is logged, not raised."""
     temporary = None
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=os.path.dirname(path), suffix=".npz",
                                          delete=False) as f:
             temporary = f.name
-            np.savez(f, entries=table.entries, expansions=table.expansions)
+            np.savez(f, **arrays)
         os.replace(temporary, path)
     except OSError as error:
-        logging.info("character table not cached (%s)", error)
+        logging.info("character tables not cached (%s)", error)
         if temporary and os.path.exists(temporary):
             os.unlink(temporary)
 
 
-def cache_path(do_lower_case):
-    """Where `char_table(do_lower_case)` is cached; the name changes with the rules."""
+def cache_path(kind):
+    """Where tables of `kind` ("uncased", "cased", "classes") are cached; the name
+    changes with the rules."""
     root = os.environ.get("BERT_TF_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser(os.path.join("~", ".cache")),
         "bert_tf")
@@ -164,8 +181,7 @@ def cache_path(do_lower_case):
     for module in (char_classes, sys.modules[__name__]):
         with open(module.__file__, "rb") as source:
             digest.update(source.read())
-    casing = "uncased" if do_lower_case else "cased"
-    return os.path.join(root, f"char_table-unicode{unicodedata.unidata_version}-{casing}-"
+    return os.path.join(root, f"char_table-unicode{unicodedata.unidata_version}-{kind}-"
                               f"{digest.hexdigest()[:16]}.npz")
 
 
@@ -220,19 +236,23 @@ def _re2_class(mask):
     return "[" + "".join(ranges) + "]"
 
 
-@functools.lru_cache(maxsize=None)
+def _build_character_classes():
+    _, drop, _, punct = _properties()
+    solo = punct.copy()
+    for low, high in char_classes.CJK_RANGES:
+        solo[low:high + 1] = True
+    return {"solo": np.array(_re2_class(solo)), "ascii_kept": np.array(_re2_class(~drop[:128]))}
+
+
 def solo_class():
     """RE2 class of the characters that are words of their own in folded text:
     punctuation and CJK ideographs."""
-    solo = _properties()[3].copy()
-    for low, high in char_classes.CJK_RANGES:
-        solo[low:high + 1] = True
-    return _re2_class(solo)
+    return _character_classes()["solo"]
 
 
 def ascii_kept_class():
     """RE2 class of the ASCII characters that cleaning keeps."""
-    return _re2_class(~_properties()[1][:128])
+    return _character_classes()["ascii_kept"]
 
 
 def fold_of(table, char):

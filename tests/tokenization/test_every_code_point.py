@@ -56,7 +56,7 @@ def test_tables_are_cached_on_disk_and_rebuilt_when_damaged(tmp_path, monkeypatc
     monkeypatch.setenv("BERT_TF_CACHE", str(tmp_path))
     build = unicode_tables.char_table.__wrapped__  # past the per-process cache
     built = build(True)
-    path = unicode_tables.cache_path(True)
+    path = unicode_tables.cache_path("uncased")
     assert path.startswith(str(tmp_path)) and os.path.exists(path)
     cached = build(True)
     assert np.array_equal(cached.entries, built.entries)
@@ -68,3 +68,17 @@ def test_tables_are_cached_on_disk_and_rebuilt_when_damaged(tmp_path, monkeypatc
         rebuilt = build(True)
         assert np.array_equal(rebuilt.entries, built.entries)
         assert np.load(path)["entries"].shape == built.entries.shape
+
+
+def test_character_classes_are_cached_on_disk(tmp_path, monkeypatch):
+    monkeypatch.setenv("BERT_TF_CACHE", str(tmp_path))
+    classes = unicode_tables._character_classes.__wrapped__  # past the per-process cache
+    built = classes()
+    path = unicode_tables.cache_path("classes")
+    assert path.startswith(str(tmp_path)) and os.path.exists(path)
+    with open(path, "wb") as f:  # what the next process reads, not what it builds
+        np.savez(f, solo=np.array("[a]"), ascii_kept=np.array("[b]"))
+    assert classes() == {"solo": "[a]", "ascii_kept": "[b]"}
+    assert built == {name: str(value)
+                     for name, value in unicode_tables._build_character_classes().items()}
+    assert built["ascii_kept"] == "[\\x{9}-\\x{A}\\x{D}\\x{20}-\\x{7E}]"
