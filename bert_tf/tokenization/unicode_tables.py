@@ -181,7 +181,7 @@ def cache_path(kind):
     for module in (char_classes, sys.modules[__name__]):
         with open(module.__file__, "rb") as source:
             digest.update(source.read())
-    return os.path.join(root, f"char_table-unicode{unicodedata.unidata_version}-{kind}-"
+    return os.path.join(root, f"unicode_tables-unicode{unicodedata.unidata_version}-{kind}-"
                               f"{digest.hexdigest()[:16]}.npz")
 
 
@@ -237,6 +237,7 @@ def _re2_class(mask):
 
 
 def _build_character_classes():
+    """The classes `solo_class` and `ascii_kept_class` return, as 0-d string arrays."""
     _, drop, _, punct = _properties()
     solo = punct.copy()
     for low, high in char_classes.CJK_RANGES:
