@@ -37,6 +37,19 @@ the compiled pretraining step took 121, 83 and 111 ms in float32 (TF32
 matmuls), `mixed_bfloat16` and `mixed_float16`, against 219, 257 and 256
 ms uncompiled: 1.8x to 3.1x faster. Under the `tpu` strategy every step is
 compiled anyway. `--jit_compile` / `--nojit_compile` override all of this.
+
+The optimizer update after the forward and backward pass (clipping, loss
+scaling, AdamW; `gradient_update`) is compiled with a compiled step on a
+GPU, and not on a CPU (`update_use_xla`). Uncompiled on a GPU, each of its
+ops for each weight is a kernel launch of its own, and under loss scaling
+the host waits for the finite flag before it launches the update; XLA
+fuses the update and turns that condition into selects. On an H100 with
+the update compiled (2026-11-26, same bench), the BERT-Large step took 63,
+69 and 109 ms in `mixed_float16`, `mixed_bfloat16` and float32 (TF32),
+against HF's 126, 125 and 155 ms; with it uncompiled our step had been
+1.09-1.31x HF's speed on an H200. On the CPU, XLA's element-wise Adam took
+twice as long as TensorFlow's fused kernel (BERT-Mini's update, 105
+against 50 ms).
 """
 
 import tensorflow as tf
@@ -92,3 +105,17 @@ def encoder_hidden_size(model):
         if hidden_size is not None:
             return hidden_size
     return None
+
+
+def update_use_xla(step_compiled):
+    """Whether to XLA-compile the optimizer update of a training step.
+
+    Args:
+        step_compiled: whether the step's forward and backward pass is compiled.
+
+    On a CPU (the machine this example runs on) the update stays uncompiled:
+
+    >>> update_use_xla(True), update_use_xla(False)
+    (False, False)
+    """
+    return bool(step_compiled) and bool(tf.config.list_logical_devices("GPU"))

@@ -9,7 +9,11 @@
   `tf.function` that is XLA-compiled with `jit_compile=True` (XLA cannot see
   variables on other devices, so only the per-replica part is compiled);
   then the gradients are summed over replicas, clipped to the global norm,
-  unscaled and applied with the Keras optimizer (`gradient_update`).
+  unscaled and applied with the Keras optimizer (`gradient_update`). On
+  one replica that update can be XLA-compiled too (`update_jit_compile`;
+  `compilation.update_use_xla` says where it is faster). With several
+  replicas it runs through the strategy's cross-replica machinery and
+  stays uncompiled.
 * `evaluate(batch)`: the same loss and metrics, without gradients.
 
 Both return this replica's share of the step's loss (the shares sum to the
@@ -46,10 +50,12 @@ class StepFunctions:
         clip_norm: global gradient norm to clip to (None: no clipping).
         jit_compile: XLA-compile the training step's forward and backward pass.
         eval_jit_compile: XLA-compile the evaluation forward pass.
+        update_jit_compile: XLA-compile the optimizer update, where the
+            strategy has one replica.
     """
 
     def __init__(self, model, optimizer, objective, clip_norm=1.0, jit_compile=False,
-                 eval_jit_compile=False):
+                 eval_jit_compile=False, update_jit_compile=False):
         self.model = model
         self.optimizer = optimizer
         self.objective = objective
@@ -63,6 +69,8 @@ class StepFunctions:
                                            autograph=False)
         self._loss_and_metrics = tf.function(self._loss_and_metrics_fn,
                                              jit_compile=eval_jit_compile, autograph=False)
+        self._compiled_update = tf.function(self._update_fn, jit_compile=True,
+                                            autograph=False) if update_jit_compile else None
 
     def _forward(self, batch, scales, training):
         outputs = self.model(model_inputs(self.model, batch), training=training)
@@ -81,6 +89,11 @@ class StepFunctions:
         # reach (the pooler of a model without NSP), which must not move.
         return loss, {i: tf.convert_to_tensor(g) for i, g in enumerate(grads) if g is not None}, \
             metrics
+
+    def _update_fn(self, grads, indices, num_replicas):
+        variables = [self.model.trainable_variables[i] for i in indices]
+        return apply_summed_gradient(self.optimizer, grads, variables, self.clip_norm,
+                                     num_replicas)
 
     def _loss_and_metrics_fn(self, batch, scales):
         return self._forward(batch, scales, training=False)
@@ -107,11 +120,12 @@ class StepFunctions:
                 result = self._loss_and_grads(batch, scales)
             loss, grads, metrics = result if grads is None else tf.nest.map_structure(
                 tf.add, (loss, grads, metrics), result)
-        indices = sorted(grads)
-        variables = [self.model.trainable_variables[i] for i in indices]
+        indices = tuple(sorted(grads))
         grads = context.all_reduce(tf.distribute.ReduceOp.SUM, [grads[i] for i in indices])
-        finite = apply_summed_gradient(self.optimizer, grads, variables, self.clip_norm,
-                                       context.num_replicas_in_sync)
+        single_replica = context.num_replicas_in_sync == 1
+        update = self._compiled_update if self._compiled_update and single_replica \
+            else self._update_fn
+        finite = update(grads, indices, context.num_replicas_in_sync)
         # Under loss scaling a non-finite gradient is routine: the step was skipped.
         finite = tf.constant(1.0) if self.loss_scaling else tf.cast(finite, tf.float32)
         return loss, metrics, finite

@@ -51,7 +51,7 @@ import tensorflow as tf
 from absl import logging
 
 from bert_tf.checkpoints import CheckpointError, load_tf1_checkpoint
-from bert_tf.training import distribution, resume
+from bert_tf.training import compilation, distribution, resume
 from bert_tf.training.interrupts import StopSignals, TrainingInterrupted, TrainingStopped
 from bert_tf.training.objective import metric_values
 from bert_tf.training.progress import Progress
@@ -82,13 +82,16 @@ class Trainer:
         eval_jit_compile: XLA-compile the evaluation (and prediction) forward
             pass; None: as `jit_compile` (`compilation.use_xla` chooses both
             in the runner).
+        update_jit_compile: XLA-compile the optimizer update (clipping, loss
+            scaling, AdamW) where the strategy has one replica; None: where
+            `compilation.update_use_xla` says it is faster.
         max_checkpoints_to_keep: older checkpoints are deleted.
     """
 
     def __init__(self, model, optimizer, objective, strategy, output_dir, global_batch_size,
                  gradient_accumulation_steps=1, steps_per_execution=1,
                  save_checkpoints_steps=1000, clip_norm=1.0, jit_compile=False,
-                 eval_jit_compile=None, max_checkpoints_to_keep=5):
+                 eval_jit_compile=None, update_jit_compile=None, max_checkpoints_to_keep=5):
         for name, value in (("gradient_accumulation_steps", gradient_accumulation_steps),
                             ("steps_per_execution", steps_per_execution),
                             ("save_checkpoints_steps", save_checkpoints_steps)):
@@ -111,8 +114,10 @@ class Trainer:
                 aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA)
         self.jit_compile = jit_compile
         self.eval_jit_compile = jit_compile if eval_jit_compile is None else eval_jit_compile
+        if update_jit_compile is None:
+            update_jit_compile = compilation.update_use_xla(jit_compile)
         self.steps = StepFunctions(model, optimizer, objective, clip_norm, jit_compile,
-                                   self.eval_jit_compile)
+                                   self.eval_jit_compile, update_jit_compile)
         self.checkpoint = tf.train.Checkpoint(model=model, optimizer=optimizer,
                                               global_step=self.global_step)
         self._checkpoint_dir = output_dir if self.is_chief else os.path.join(

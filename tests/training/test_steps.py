@@ -45,3 +45,35 @@ def test_step_applies_the_clipped_gradient(tmp_path, clip_norm):
     for variable, old, grad in zip(model.trainable_variables, before, grads):
         np.testing.assert_allclose(variable.numpy(), old - LEARNING_RATE * scale * grad,
                                    rtol=1e-5, atol=1e-6, err_msg=variable.path)
+
+
+def test_compiled_update_clips_and_skips_overflowing_steps(tmp_path):
+    """The update XLA-compiled (as on a GPU), on `OneDeviceStrategy` (as there), loss-scaled.
+
+    A finite step applies the clipped gradient; at a loss scale of 2^120
+    every gradient's norm overflows, and a skipped step moves no weight,
+    keeps the step count and halves the scale.
+    """
+    strategy = tf.distribute.OneDeviceStrategy("/cpu:0")
+    with strategy.scope():
+        model = BertPretrainer(DETERMINISTIC)
+        optimizer = keras.optimizers.LossScaleOptimizer(keras.optimizers.SGD(LEARNING_RATE))
+    objective = pretraining_objective()
+    grads = _reference_gradient(model, objective)
+    norm = np.sqrt(sum(float(np.sum(g.astype("float64") ** 2)) for g in grads))
+    scale = min(1.0, 0.5 / norm)
+    before = [v.numpy() for v in model.trainable_variables]
+    trainer = Trainer(model, optimizer, objective, strategy, str(tmp_path), BATCH,
+                      clip_norm=0.5, jit_compile=True, update_jit_compile=True)
+    trainer.train(dataset_fn(), num_steps=1)
+    assert trainer.steps._compiled_update.experimental_get_tracing_count() == 1
+    for variable, old, grad in zip(model.trainable_variables, before, grads):
+        np.testing.assert_allclose(variable.numpy(), old - LEARNING_RATE * scale * grad,
+                                   rtol=1e-5, atol=1e-6, err_msg=variable.path)
+    after_one = [v.numpy() for v in model.weights]
+    optimizer.dynamic_scale.assign(2.0**120)
+    trainer.train(dataset_fn(), num_steps=3)
+    assert int(optimizer.iterations.numpy()) == 1
+    assert float(optimizer.dynamic_scale.numpy()) == 2.0**118
+    for old, new in zip(after_one, [v.numpy() for v in model.weights]):
+        np.testing.assert_array_equal(old, new)
