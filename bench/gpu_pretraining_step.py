@@ -13,9 +13,11 @@ sequence length 128, in each precision:
   HF under float16 autocast with `torch.amp.GradScaler`.
 
 Ours is `Trainer.train_steps` over `BertPretrainer` without and with XLA
-(`--jit_compile`); HF is `BertForPreTraining` (its default attention,
-scaled-dot-product kernels) with PyTorch's fused AdamW, each step ending in
-`loss.item()`, as ours ends in reading the loss. Per model size and
+(`--jit_compile`; with XLA its optimizer update is compiled too, as
+`compilation.update_use_xla` chooses on a GPU); HF is
+`BertForPreTraining` (its default attention, scaled-dot-product kernels)
+with PyTorch's fused AdamW, each step ending in `loss.item()`, as ours
+ends in reading the loss. Per model size and
 precision the trainers are warmed up (tracing, XLA compilation), then
 timed round robin. The peak (`matmul_peak`) is the best rate of a square
 8192 matmul (`--peak_sizes`) that TensorFlow or PyTorch reaches on the GPU
