@@ -123,7 +123,7 @@ class StepFunctions:
         indices = tuple(sorted(grads))
         grads = context.all_reduce(tf.distribute.ReduceOp.SUM, [grads[i] for i in indices])
         single_replica = context.num_replicas_in_sync == 1
-        update = self._compiled_update if self._compiled_update and single_replica \
+        update = self._compiled_update if self._compiled_update is not None and single_replica \
             else self._update_fn
         finite = update(grads, indices, context.num_replicas_in_sync)
         # Under loss scaling a non-finite gradient is routine: the step was skipped.
