@@ -81,9 +81,10 @@ def define_runtime_flags():
                          lower_bound=1)
     flags.DEFINE_enum("mixed_precision", "float32", list(precision.POLICIES), "Compute dtype "
                       "policy; mixed_float16 adds dynamic loss scaling.")
-    flags.DEFINE_bool("jit_compile", None, "XLA-compile each replica's passes. Default: the "
-                      "faster by measurement: everything on a GPU or TPU; on a CPU, "
-                      "evaluation and prediction for hidden size <= 256, training never.")
+    flags.DEFINE_bool("jit_compile", None, "XLA-compile each replica's passes (and, on one "
+                      "GPU, the optimizer update). Default: the faster by measurement: "
+                      "everything on a GPU or TPU; on a CPU, evaluation and prediction for "
+                      "hidden size <= 256, training never.")
     flags.DEFINE_integer("steps_per_execution", None, "Training steps per tf.function call "
                          "and progress line (default: --iterations_per_loop).", lower_bound=1)
     flags.DEFINE_string("export_dir", None, "Also write a self-contained SavedModel here "
