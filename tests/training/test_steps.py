@@ -30,21 +30,30 @@ def _reference_gradient(model, objective):
             for v, g in zip(model.trainable_variables, grads)]
 
 
+def _clip_factor(grads, clip_norm):
+    """What clipping `grads` to the global norm `clip_norm` multiplies them by (None: 1)."""
+    norm = np.sqrt(sum(float(np.sum(g.astype("float64") ** 2)) for g in grads))
+    assert norm > 2.0  # large enough for clipping at 0.5 to change every update 4-fold
+    return min(1.0, clip_norm / norm) if clip_norm else 1.0
+
+
+def _assert_one_sgd_step(model, before, grads, factor):
+    """`model`'s weights are `before` moved by one SGD step on `factor` x `grads`."""
+    for variable, old, grad in zip(model.trainable_variables, before, grads):
+        np.testing.assert_allclose(variable.numpy(), old - LEARNING_RATE * factor * grad,
+                                   rtol=1e-5, atol=1e-6, err_msg=variable.path)
+
+
 @pytest.mark.parametrize("clip_norm", [0.5, None])
 def test_step_applies_the_clipped_gradient(tmp_path, clip_norm):
     model = BertPretrainer(DETERMINISTIC)
     objective = pretraining_objective()
     grads = _reference_gradient(model, objective)
-    norm = np.sqrt(sum(float(np.sum(g.astype("float64") ** 2)) for g in grads))
-    assert norm > 2.0  # large enough for clipping at 0.5 to change every update 4-fold
-    scale = min(1.0, clip_norm / norm) if clip_norm else 1.0
     before = [v.numpy() for v in model.trainable_variables]
     trainer = Trainer(model, keras.optimizers.SGD(LEARNING_RATE), objective,
                       tf.distribute.get_strategy(), str(tmp_path), BATCH, clip_norm=clip_norm)
     trainer.train(dataset_fn(), num_steps=1)
-    for variable, old, grad in zip(model.trainable_variables, before, grads):
-        np.testing.assert_allclose(variable.numpy(), old - LEARNING_RATE * scale * grad,
-                                   rtol=1e-5, atol=1e-6, err_msg=variable.path)
+    _assert_one_sgd_step(model, before, grads, _clip_factor(grads, clip_norm))
 
 
 def test_compiled_update_clips_and_skips_overflowing_steps(tmp_path):
@@ -61,16 +70,12 @@ def test_compiled_update_clips_and_skips_overflowing_steps(tmp_path):
         optimizer = keras.optimizers.LossScaleOptimizer(keras.optimizers.SGD(LEARNING_RATE))
     objective = pretraining_objective()
     grads = _reference_gradient(model, objective)
-    norm = np.sqrt(sum(float(np.sum(g.astype("float64") ** 2)) for g in grads))
-    scale = min(1.0, 0.5 / norm)
     before = [v.numpy() for v in model.trainable_variables]
     trainer = Trainer(model, optimizer, objective, strategy, str(tmp_path), BATCH,
                       clip_norm=0.5, update_jit_compile=True)
     trainer.train(dataset_fn(), num_steps=1)
     assert trainer.steps._compiled_update.experimental_get_tracing_count() == 1
-    for variable, old, grad in zip(model.trainable_variables, before, grads):
-        np.testing.assert_allclose(variable.numpy(), old - LEARNING_RATE * scale * grad,
-                                   rtol=1e-5, atol=1e-6, err_msg=variable.path)
+    _assert_one_sgd_step(model, before, grads, _clip_factor(grads, 0.5))
     after_one = [v.numpy() for v in model.weights]
     optimizer.dynamic_scale.assign(2.0**120)
     trainer.train(dataset_fn(), num_steps=3)  # to step 3: two more steps, both skipped
