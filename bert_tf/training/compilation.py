@@ -13,8 +13,10 @@ dropout) and removes the per-op overhead. Measured on two 2-core machines
   matmuls and fuses only the element-wise work between them with XLA
   (`modeling/xla_elementwise.py`), it beats whole-pass XLA from hidden
   size 384 up (AVX2 machine, batch 32 x 128: MiniLM 914 against 1065 ms,
-  Small 879 against 1013, Base 5595 against 6389) and is level at Mini
-  (290 against 280 ms), so XLA stays the default up to hidden size 256;
+  Small 879 against 1013, Base 5595 against 6389; AVX-512 AMD machine:
+  Small 571-596 against 588-682, Base 3579-3631 against 3886-3899) and is
+  level at Mini (290 against 280 ms; 163-168 against 166-172), so XLA
+  stays the default up to hidden size 256;
 * training steps: XLA was slower at every size measured (Mini, Small,
   MiniLM), partly because Keras' dropout draws from a slow generator under
   XLA. With `modeling.dropout.Dropout` it is level on AMD (within 2% at
