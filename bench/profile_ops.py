@@ -11,17 +11,17 @@ shows) and sums the time of every executed op by op type:
   (L6, H384, 12 heads), batch 32 x seq 128, 2 labels.
 
 Times are summed over the threads that ran the ops, so they add up to more
-than the wall clock on 2 cores; the shares are what matter. With
-`--jit_compile` XLA runs the model as one cluster and only the ops outside
-it (the optimizer update) keep their names. `--mixed_precision` builds the
+than the wall clock on 2 cores; the shares are what matter. XLA-compiled
+work (the fused element-wise passes of CPU inference, or the whole model
+with `--jit_compile`) appears as XLA:CPU's kernels, named after the HLO
+instruction each one runs ("XLA add_multiply_fusion"), summed over every
+thread that ran a share of one. `--mixed_precision` builds the
 model under that Keras policy (`mixed_bfloat16`: bfloat16 matmuls), and
 `mixed_float16` adds the runners' dynamic loss scaling.
 
     TF_CPP_MIN_LOG_LEVEL=2 .venv/bin/python bench/profile_ops.py --work=pretraining --size=mini
 """
 
-import collections
-import glob
 import pathlib
 import sys
 import tempfile
@@ -33,7 +33,6 @@ from absl import app, flags  # noqa: E402
 import numpy as np  # noqa: E402
 import bert_tf  # noqa: E402,F401  (before TensorFlow: oneDNN on, as for the runners)
 import tensorflow as tf  # noqa: E402
-from tensorflow.tsl.profiler.protobuf import xplane_pb2  # noqa: E402
 
 from bert_tf.config import BertConfig  # noqa: E402
 from bert_tf.data import readers  # noqa: E402
@@ -45,12 +44,12 @@ from bert_tf.tasks.pretraining_objective import pretraining_objective  # noqa: E
 from bert_tf.training import precision  # noqa: E402
 from bert_tf.training.optimization import create_optimizer  # noqa: E402
 from bert_tf.training.trainer import Trainer  # noqa: E402
+from trace_ops import op_times  # noqa: E402
 
 RECORDS = pathlib.Path(__file__).resolve().parent.parent.parent / (
     "shared/data/golden/sample_text_seed12345_dupe10.tfrecord")
 MINILM = BertConfig(vocab_size=30522, hidden_size=384, num_hidden_layers=6,
                     num_attention_heads=12, intermediate_size=1536)
-CONTAINERS = ("Process", "Run", "Execute", "Start", "ExecuteAsyncOnStream", "Await")
 
 FLAGS = flags.FLAGS
 flags.DEFINE_enum("work", "pretraining", ["forward", "pretraining", "finetune"], "What to profile.")
@@ -99,24 +98,6 @@ def work_call():
                              pretraining_objective(), batch)
     return training_call(build_classifier(MINILM, 2), classification_objective(),
                          random_batch(rng, labels=True))
-
-
-def op_times(logdir):
-    """{op type: milliseconds} summed over every op event of the trace in `logdir`."""
-    space = xplane_pb2.XSpace()
-    path = glob.glob(f"{logdir}/**/*.xplane.pb", recursive=True)[0]
-    space.ParseFromString(pathlib.Path(path).read_bytes())
-    times = collections.Counter()
-    for plane in space.planes:
-        names = {key: value.name for key, value in plane.event_metadata.items()}
-        for line in plane.lines:
-            for event in line.events:
-                name = names.get(event.metadata_id, "")
-                if ":" in name and not name.startswith("$"):
-                    op_type = name.rsplit(":", 1)[1]
-                    if op_type not in CONTAINERS and not op_type.startswith(" __inference"):
-                        times[op_type] += event.duration_ps / 1e9
-    return times
 
 
 def main(argv):

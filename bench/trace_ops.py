@@ -1,0 +1,59 @@
+"""Time per op type in a TensorFlow profiler trace: TensorFlow's ops and XLA:CPU's kernels.
+
+`op_times` reads the XPlane protobuf that `tf.profiler.experimental`
+writes (the file TensorBoard's profile plugin shows) and sums the
+duration of every executed op by its type, over every thread that ran
+one. `bench/profile_ops.py` prints its tables from it. It lives apart
+from that script so that it can be imported without the script's flags.
+
+Example:
+
+>>> import tempfile
+>>> import tensorflow as tf
+>>> square = tf.function(lambda x: tf.matmul(x, x), jit_compile=True)
+>>> x = tf.ones([64, 64])
+>>> _ = square(x)
+>>> logdir = tempfile.mkdtemp()
+>>> tf.profiler.experimental.start(logdir)
+>>> _ = square(x)
+>>> tf.profiler.experimental.stop()
+>>> "XLA MatMul" in op_times(logdir)
+True
+"""
+
+import collections
+import glob
+import pathlib
+
+from tensorflow.tsl.profiler.protobuf import xplane_pb2
+
+# Events that hold other events (a function call, the executor's loop): counting them
+# would count their ops twice.
+CONTAINERS = ("Process", "Run", "Execute", "Start", "ExecuteAsyncOnStream", "Await")
+
+
+def op_times(logdir):
+    """{op type: milliseconds} summed over every op and XLA kernel event of the trace in `logdir`.
+
+    An XLA:CPU kernel's event carries an `hlo_op` stat and is named after its
+    HLO instruction ("add_add_fusion.3", "MatMul.60"): it counts as
+    "XLA add_add_fusion". The compiled function that holds such kernels is
+    left out, as every other container is, so nothing counts twice.
+    """
+    space = xplane_pb2.XSpace()
+    path = glob.glob(f"{logdir}/**/*.xplane.pb", recursive=True)[0]
+    space.ParseFromString(pathlib.Path(path).read_bytes())
+    times = collections.Counter()
+    for plane in space.planes:
+        names = {key: value.name for key, value in plane.event_metadata.items()}
+        hlo_stats = {key for key, value in plane.stat_metadata.items() if value.name == "hlo_op"}
+        for line in plane.lines:
+            for event in line.events:
+                name = names.get(event.metadata_id, "")
+                if any(stat.metadata_id in hlo_stats for stat in event.stats):
+                    times["XLA " + name.split(".")[0]] += event.duration_ps / 1e9
+                elif ":" in name and not name.startswith(("$", "end: ")):
+                    op_type = name.rsplit(":", 1)[1]
+                    if op_type not in CONTAINERS and not op_type.strip().startswith("__inference"):
+                        times[op_type] += event.duration_ps / 1e9
+    return times
