@@ -27,9 +27,10 @@ import pathlib
 
 from tensorflow.tsl.profiler.protobuf import xplane_pb2
 
-# Events that hold other events (a function call, the executor's loop): counting them
-# would count their ops twice.
-CONTAINERS = ("Process", "Run", "Execute", "Start", "ExecuteAsyncOnStream", "Await")
+# The runtime's own events, not ops: those that hold other events (a function call, the
+# executor's loop), whose counting would count their ops twice, and the executor's
+# bookkeeping when an asynchronous op (an XLA function call) completes ("...::Done").
+RUNTIME_EVENTS = ("Process", "Run", "Execute", "Start", "ExecuteAsyncOnStream", "Await", "Done")
 
 
 def op_times(logdir):
@@ -38,7 +39,7 @@ def op_times(logdir):
     An XLA:CPU kernel's event carries an `hlo_op` stat and is named after its
     HLO instruction ("add_add_fusion.3", "MatMul.60"): it counts as
     "XLA add_add_fusion". The compiled function that holds such kernels is
-    left out, as every other container is, so nothing counts twice.
+    left out, as every event of the runtime itself is, so nothing counts twice.
     """
     space = xplane_pb2.XSpace()
     path = glob.glob(f"{logdir}/**/*.xplane.pb", recursive=True)[0]
@@ -54,6 +55,6 @@ def op_times(logdir):
                     times["XLA " + name.split(".")[0]] += event.duration_ps / 1e9
                 elif ":" in name and not name.startswith(("$", "end: ")):
                     op_type = name.rsplit(":", 1)[1]
-                    if op_type not in CONTAINERS and not op_type.strip().startswith("__inference"):
+                    if op_type not in RUNTIME_EVENTS and not op_type.strip().startswith("__inference"):
                         times[op_type] += event.duration_ps / 1e9
     return times

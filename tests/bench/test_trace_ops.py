@@ -30,6 +30,18 @@ def test_compiled_work_counts_as_its_kernels_and_the_function_not_again(tmp_path
     assert not [name for name in times if "__inference" in name], times
 
 
+def test_graph_calling_a_compiled_function_counts_both_and_no_runtime_events(tmp_path):
+    """As CPU inference runs: TensorFlow's matmul, then an XLA-compiled element-wise pass."""
+    inputs = tf.random.normal([256, 256], seed=1)
+    elementwise = tf.function(lambda x: tf.nn.relu(x) * 2.0 + 1.0, jit_compile=True,
+                              autograph=False)
+    mixed = tf.function(lambda x: elementwise(tf.matmul(x, x)), autograph=False)
+    times = op_times_of(mixed, inputs, tmp_path)
+    assert any("MatMul" in name and not name.startswith("XLA ") for name in times), times
+    assert any(name.startswith("XLA ") and name.endswith("fusion") for name in times), times
+    assert not [name for name in times if "__inference" in name or name == "Done"], times
+
+
 def test_plain_graph_counts_tensorflow_ops_only(tmp_path):
     inputs = tf.random.normal([256, 256], seed=1)
     plain = tf.function(matmul_relu, autograph=False)
