@@ -55,6 +55,7 @@ def op_times(logdir):
                     times["XLA " + name.split(".")[0]] += event.duration_ps / 1e9
                 elif ":" in name and not name.startswith(("$", "end: ")):
                     op_type = name.rsplit(":", 1)[1]
-                    if op_type not in RUNTIME_EVENTS and not op_type.strip().startswith("__inference"):
+                    function_call = op_type.strip().startswith("__inference")
+                    if op_type not in RUNTIME_EVENTS and not function_call:
                         times[op_type] += event.duration_ps / 1e9
     return times
