@@ -44,7 +44,7 @@ from bert_tf.tasks.pretraining_objective import pretraining_objective  # noqa: E
 from bert_tf.training import precision  # noqa: E402
 from bert_tf.training.optimization import create_optimizer  # noqa: E402
 from bert_tf.training.trainer import Trainer  # noqa: E402
-from trace_ops import op_times  # noqa: E402
+from trace_ops import profiled_op_times  # noqa: E402
 
 RECORDS = pathlib.Path(__file__).resolve().parent.parent.parent / (
     "shared/data/golden/sample_text_seed12345_dupe10.tfrecord")
@@ -109,12 +109,7 @@ def main(argv):
     for _ in range(FLAGS.steps):
         call()
     wall = (time.perf_counter() - start) / FLAGS.steps
-    logdir = tempfile.mkdtemp()
-    tf.profiler.experimental.start(logdir)
-    for _ in range(FLAGS.steps):
-        call()
-    tf.profiler.experimental.stop()
-    times = op_times(logdir)
+    times = profiled_op_times(call, FLAGS.steps)
     total = sum(times.values())
     size = "MiniLM" if FLAGS.work == "finetune" else FLAGS.size
     print(f"{FLAGS.work}, {size}, {FLAGS.mixed_precision}, "

@@ -3,28 +3,26 @@
 `op_times` reads the XPlane protobuf that `tf.profiler.experimental`
 writes (the file TensorBoard's profile plugin shows) and sums the
 duration of every executed op by its type, over every thread that ran
-one. `bench/profile_ops.py` prints its tables from it. It lives apart
-from that script so that it can be imported without the script's flags.
+one; `profiled_op_times` records such a trace of some calls and reads it.
+`bench/profile_ops.py` prints its tables from them. They live apart from
+that script so that they can be imported without the script's flags.
 
 Example:
 
->>> import tempfile
 >>> import tensorflow as tf
 >>> square = tf.function(lambda x: tf.matmul(x, x), jit_compile=True)
 >>> x = tf.ones([64, 64])
->>> _ = square(x)
->>> logdir = tempfile.mkdtemp()
->>> tf.profiler.experimental.start(logdir)
->>> _ = square(x)
->>> tf.profiler.experimental.stop()
->>> "XLA MatMul" in op_times(logdir)
+>>> _ = square(x)  # traced and compiled before the profile
+>>> "XLA MatMul" in profiled_op_times(lambda: square(x))
 True
 """
 
 import collections
 import glob
 import pathlib
+import tempfile
 
+import tensorflow as tf
 from tensorflow.tsl.profiler.protobuf import xplane_pb2
 
 # The runtime's own events, not ops: those that hold other events (a function call, the
@@ -59,3 +57,13 @@ def op_times(logdir):
                     if op_type not in RUNTIME_EVENTS and not function_call:
                         times[op_type] += event.duration_ps / 1e9
     return times
+
+
+def profiled_op_times(call, calls=1):
+    """`op_times` of a trace of `calls` calls of `call` (warm it up first)."""
+    with tempfile.TemporaryDirectory() as logdir:
+        tf.profiler.experimental.start(logdir)
+        for _ in range(calls):
+            call()
+        tf.profiler.experimental.stop()
+        return op_times(logdir)
