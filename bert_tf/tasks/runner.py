@@ -68,7 +68,7 @@ def build_trainer(task, options, strategy, train_steps):
         jit_compile=use_xla(options.jit_compile, encoder_hidden_size(model), training=True),
         eval_jit_compile=use_xla(options.jit_compile, encoder_hidden_size(model),
                                  training=False, compute_dtype=model.compute_dtype))
-    if trainer.restore_latest() is None and options.init_checkpoint:
+    if trainer.checkpoints.restore_latest() is None and options.init_checkpoint:
         initialize_from_checkpoint(model, options.init_checkpoint)
     return trainer
 

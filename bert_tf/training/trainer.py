@@ -16,15 +16,13 @@ the trainer does the rest:
 * several steps per `tf.function` call (`steps_per_execution`), each step
   consuming `gradient_accumulation_steps` micro-batches;
 * a checkpoint in `output_dir` every `save_checkpoints_steps` steps and at
-  the end; `restore_latest` resumes from the newest checkpoint that reads
-  (see `resume`), or loads the weights of a checkpoint the original code
-  left there; a checkpoint this run did not write is never overwritten;
+  the end (`trainer.checkpoints`, a `run_checkpoints.RunCheckpoints`:
+  resuming, and never overwriting a checkpoint this run did not write);
 * SIGTERM or SIGINT ends the run at the next `tf.function` call boundary
   with a checkpoint of the step reached (`interrupts`);
 * a non-finite loss or gradient stops the run, naming the step, before
-  anything more is saved; a checkpoint whose weights produced it is moved
-  to `nonfinite_checkpoints/`, so the newest checkpoint left is one whose
-  next step was finite;
+  anything more is saved; a checkpoint whose weights produced it is set
+  aside, so the newest checkpoint left is one whose next step was finite;
 * a progress bar on a terminal, else log lines (step, loss, metrics,
   learning rate, sequences/s), and TensorBoard scalars in
   `output_dir/train` (chief only); the first call, which builds the step
@@ -37,24 +35,23 @@ Example (`model`, `optimizer` built under `strategy.scope()`):
 
     trainer = Trainer(model, optimizer, pretraining_objective(), strategy,
                       "/tmp/run", global_batch_size=32)
-    trainer.restore_latest()
+    trainer.checkpoints.restore_latest()
     trainer.train(train_dataset_fn, num_steps=1000)
     results = trainer.evaluate(eval_dataset_fn, max_steps=100)
 """
 
 import os
-import shutil
 import time
 
 import numpy as np
 import tensorflow as tf
 from absl import logging
 
-from bert_tf.checkpoints import CheckpointError, load_tf1_checkpoint
-from bert_tf.training import compilation, distribution, resume
+from bert_tf.training import compilation, distribution
 from bert_tf.training.interrupts import StopSignals, TrainingInterrupted, TrainingStopped
 from bert_tf.training.objective import metric_values
 from bert_tf.training.progress import Progress
+from bert_tf.training.run_checkpoints import RunCheckpoints
 from bert_tf.training.steps import StepFunctions
 from bert_tf.training.summaries import write_scalars
 
@@ -118,74 +115,15 @@ class Trainer:
             update_jit_compile = compilation.update_use_xla(jit_compile)
         self.steps = StepFunctions(model, optimizer, objective, clip_norm, jit_compile,
                                    self.eval_jit_compile, update_jit_compile)
-        self.checkpoint = tf.train.Checkpoint(model=model, optimizer=optimizer,
-                                              global_step=self.global_step)
-        self._checkpoint_dir = output_dir if self.is_chief else os.path.join(
-            output_dir, f".worker_{strategy.cluster_resolver.task_id}")
-        self._max_to_keep = max_checkpoints_to_keep
-        self._open_manager()
-        self._written = set()  # checkpoint prefixes this run saved
+        self.checkpoints = RunCheckpoints(
+            tf.train.Checkpoint(model=model, optimizer=optimizer, global_step=self.global_step),
+            model, self.global_step, output_dir, self.is_chief,
+            worker_id=None if self.is_chief else strategy.cluster_resolver.task_id,
+            max_to_keep=max_checkpoints_to_keep)
         self._writers = {}
         # Plain graph code throughout: autograph would only add minutes of tracing.
         self.train_steps = tf.function(self._train_steps, autograph=False)
         self._eval_step = tf.function(self._eval_step_fn, autograph=False)
-
-    # -- checkpoints ------------------------------------------------------
-
-    def _open_manager(self):
-        """(Re)reads the state file: after `resume` repaired it, the manager must see that."""
-        self.manager = tf.train.CheckpointManager(
-            self.checkpoint, self._checkpoint_dir, max_to_keep=self._max_to_keep,
-            checkpoint_name=resume.CHECKPOINT_NAME)
-
-    def restore_latest(self):
-        """Resumes from `output_dir`: the newest readable checkpoint, else the original's.
-
-        Returns:
-            The step resumed at; 0 when only the weights of an original-code
-            checkpoint (`model.ckpt-N`) were loaded; None when `output_dir`
-            holds no checkpoint.
-
-        Raises:
-            CheckpointError: the checkpoints there are all unreadable or do
-                not fit this model.
-        """
-        prefix = resume.restore_newest_readable(self.checkpoint, self.output_dir, self.is_chief)
-        if prefix is not None:
-            self._open_manager()
-            logging.info("resumed from %s at step %d", prefix, int(self.global_step.numpy()))
-            return int(self.global_step.numpy())
-        original = resume.original_checkpoint(self.output_dir)
-        if original is None:
-            return None
-        load_tf1_checkpoint(self.model, original)
-        logging.warning("%s was written by the original BERT code: loaded its model weights "
-                        "by name; its optimizer state and step are not used (step 0)", original)
-        return 0
-
-    def _prefix(self, step):
-        return os.path.join(self._checkpoint_dir, f"{resume.CHECKPOINT_NAME}-{step}")
-
-    def save(self):
-        """Writes a checkpoint of the current step (every worker must call it).
-
-        Raises:
-            CheckpointError: a checkpoint of this step exists that this run
-                did not write (resume with `restore_latest` first).
-        """
-        step = int(self.global_step.numpy())
-        prefix = self._prefix(step)
-        if prefix in self._written:
-            return prefix
-        if self.is_chief and tf.io.gfile.exists(prefix + ".index"):
-            raise CheckpointError(
-                f"{prefix} exists and was not written by this run; not overwriting it "
-                "(resume from the output folder, or choose another output folder)")
-        path = self.manager.save(checkpoint_number=step)
-        self._written.add(path)
-        if not self.is_chief:  # other workers write to a scratch folder
-            shutil.rmtree(self._checkpoint_dir, ignore_errors=True)
-        return path
 
     # -- training ---------------------------------------------------------
 
@@ -270,10 +208,10 @@ class Trainer:
                 self._report(writer, progress, step, results,
                              done * self.global_batch_size / (time.time() - start))
                 if step % self.save_checkpoints_steps == 0 or step == num_steps:
-                    self.save()
+                    self.checkpoints.save()
             if signals.received:
                 progress.close()
-                error = TrainingInterrupted(signals.received, step, self.save())
+                error = TrainingInterrupted(signals.received, step, self.checkpoints.save())
                 logging.warning("%s", error)
                 raise error
         return results
@@ -286,18 +224,9 @@ class Trainer:
         `nonfinite_checkpoints/` (kept, e.g. for a bad batch rather than bad
         weights) and the state file names the newest remaining checkpoint.
         """
-        moved = ""
-        poisoned = self._prefix(step)
-        if self.is_chief and poisoned in self._written:
-            target = resume.set_aside(poisoned, resume.NON_FINITE_FOLDER)
-            self._written.discard(poisoned)
-            moved = f"Moved {poisoned}, whose weights led to it, to {target}. "
-        older = [prefix for number, prefix in resume.training_checkpoints(self._checkpoint_dir)
-                 if number < step]
-        last_good = older[0] if older else None
-        if moved:
-            resume.point_state_file_at(self._checkpoint_dir, last_good)
-            self._open_manager()
+        moved_to, last_good = self.checkpoints.set_aside_non_finite(step)
+        moved = (f"Moved {self.checkpoints.prefix(step)}, whose weights led to it, to "
+                 f"{moved_to}. " if moved_to else "")
         what = (f"loss is {loss}" if not np.isfinite(loss)
                 else f"gradient is not finite (loss {loss:.4g})")
         raise NonFiniteLossError(f"{what} at training step {step + 1}; stopping. {moved}"

@@ -67,7 +67,7 @@ def test_sigterm_saves_the_step_reached_and_exits_non_zero(terminated_run):
     assert 3 <= step < 1000  # long before the first periodic checkpoint
     assert tf.train.latest_checkpoint(terminated_run["output_dir"]).endswith(f"ckpt-{step}")
     resumed = make_trainer(terminated_run["output_dir"])
-    assert resumed.restore_latest() == step
+    assert resumed.checkpoints.restore_latest() == step
 
 
 def test_second_run_on_the_folder_fails_naming_the_holder(terminated_run):

@@ -48,7 +48,7 @@ def test_corrupt_state_file_resumes_from_the_newest_checkpoint(earlier_run):
     folder, files = earlier_run
     (folder / "checkpoint").write_text("model_checkpoint_path: {{{ not a proto")
     trainer = make_trainer(folder, steps_per_execution=2)
-    assert trainer.restore_latest() == 4
+    assert trainer.checkpoints.restore_latest() == 4
     trainer.train(dataset_fn(), num_steps=6)
     _assert_unchanged(files)
     assert tf.train.latest_checkpoint(str(folder)).endswith("ckpt-6")
@@ -59,7 +59,7 @@ def test_newest_checkpoint_with_missing_data_falls_back_and_is_set_aside(earlier
     os.remove(folder / "ckpt-4.data-00000-of-00001")
     expected = _weights_of(str(folder / "ckpt-2"))
     trainer = make_trainer(folder, steps_per_execution=2)
-    assert trainer.restore_latest() == 2
+    assert trainer.checkpoints.restore_latest() == 2
     for ours, theirs in zip(trainer.model.weights, expected):
         np.testing.assert_array_equal(ours.numpy(), theirs)
     assert os.listdir(folder / "unreadable_checkpoints") == ["ckpt-4.index"]
@@ -72,7 +72,7 @@ def test_truncated_newest_checkpoint_falls_back(earlier_run):
     folder, _ = earlier_run
     with open(folder / "ckpt-4.data-00000-of-00001", "r+b") as f:
         f.truncate(100)
-    assert make_trainer(folder).restore_latest() == 2
+    assert make_trainer(folder).checkpoints.restore_latest() == 2
 
 
 def test_no_readable_checkpoint_is_an_error_not_a_fresh_start(earlier_run):
@@ -82,7 +82,7 @@ def test_no_readable_checkpoint_is_an_error_not_a_fresh_start(earlier_run):
     trainer = make_trainer(folder)
     with pytest.raises(ResumeError, match=r"no checkpoint can be read \(ckpt-4, ckpt-2 are "
                                           r"damaged or incomplete\)"):
-        trainer.restore_latest()
+        trainer.checkpoints.restore_latest()
     _assert_unchanged({p: c for p, c in files.items() if os.path.exists(p)})
 
 
@@ -90,7 +90,7 @@ def test_checkpoint_of_another_model_is_a_clear_error(earlier_run):
     folder, _ = earlier_run
     wider = make_trainer(folder, config=dataclasses.replace(CONFIG, intermediate_size=40))
     with pytest.raises(ResumeError, match=r"ckpt-4: this checkpoint is of another model"):
-        wider.restore_latest()
+        wider.checkpoints.restore_latest()
 
 
 def test_a_run_that_does_not_resume_never_overwrites_checkpoints(earlier_run):
@@ -127,7 +127,7 @@ def test_checkpoint_of_the_original_code_loads_as_weights(tmp_path):
             size=variable.shape).astype("float32"))
     _write_original_checkpoint(source, tmp_path, step=7)
     trainer = make_trainer(tmp_path)
-    assert trainer.restore_latest() == 0
+    assert trainer.checkpoints.restore_latest() == 0
     assert int(trainer.global_step.numpy()) == 0
     for ours, theirs in zip(trainer.model.weights, source.weights):
         np.testing.assert_array_equal(ours.numpy(), theirs.numpy())

@@ -32,7 +32,7 @@ def test_checkpoints_at_every_period_and_at_the_end(trained):
 
 def test_resume_restores_weights_optimizer_and_step(trained):
     resumed = make_trainer(trained.output_dir)
-    assert resumed.restore_latest() == 5
+    assert resumed.checkpoints.restore_latest() == 5
     for a, b in zip(resumed.model.weights, trained.model.weights):
         np.testing.assert_array_equal(a.numpy(), b.numpy())
     for a, b in zip(resumed.optimizer.variables, trained.optimizer.variables):
@@ -95,7 +95,7 @@ def test_nan_stop_keeps_a_checkpoint_whose_next_step_is_finite(tmp_path):
     sane.train(dataset_fn(), num_steps=3)
     wild = make_trainer(tmp_path, learning_rate=1e10, steps_per_execution=1,
                         save_checkpoints_steps=1)
-    assert wild.restore_latest() == 3
+    assert wild.checkpoints.restore_latest() == 3
     with pytest.raises(NonFiniteLossError, match=(
             r"(loss is nan|gradient is not finite \(loss \S+\)) at training step 5; "
             r"stopping\. Moved \S+ckpt-4, whose weights led to it, to \S+nonfinite_checkpoints\. "
@@ -106,7 +106,7 @@ def test_nan_stop_keeps_a_checkpoint_whose_next_step_is_finite(tmp_path):
     assert os.path.exists(f"{tmp_path}/nonfinite_checkpoints/ckpt-4.index")
     assert tf.train.latest_checkpoint(str(tmp_path)).endswith("ckpt-3")
     again = make_trainer(tmp_path, steps_per_execution=1)
-    assert again.restore_latest() == 3
+    assert again.checkpoints.restore_latest() == 3
     results = again.train(dataset_fn(), num_steps=4)
     assert np.isfinite(results["loss"])
     assert all(np.all(np.isfinite(w.numpy())) for w in again.model.weights)

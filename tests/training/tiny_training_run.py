@@ -25,7 +25,7 @@ def main(output_dir, num_steps):
     logging.set_verbosity(logging.INFO)
     with OutputDirLock(output_dir):
         trainer = make_trainer(output_dir, steps_per_execution=1, save_checkpoints_steps=1000)
-        trainer.restore_latest()
+        trainer.checkpoints.restore_latest()
         try:
             trainer.train(dataset_fn(), num_steps=num_steps)
         except TrainingInterrupted as error:

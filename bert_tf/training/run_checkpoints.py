@@ -1,0 +1,149 @@
+"""`RunCheckpoints`: the checkpoints one training run writes to its output folder.
+
+A run writes `output_dir/ckpt-N` every `save_checkpoints_steps` steps and
+at its end (TensorFlow's `CheckpointManager`, which also deletes the oldest
+beyond `max_to_keep`). Three rules keep earlier work safe:
+
+* a rerun resumes from the newest checkpoint there that reads, or loads
+  the weights of a checkpoint the original code left (`resume`);
+* a run never writes over a checkpoint it did not write itself: that is
+  another run's (or this folder's earlier run's) work;
+* a checkpoint whose weights led to a non-finite loss is moved to
+  `nonfinite_checkpoints/`, so the newest one left is a good start.
+
+Under `MultiWorkerMirroredStrategy` every worker must save (the save is a
+collective), but only the chief's files are kept: the others write to a
+scratch folder `output_dir/.worker_<task id>` and delete it.
+
+Example:
+
+>>> import tempfile
+>>> import tensorflow as tf
+>>> step = tf.Variable(0, dtype=tf.int64)
+>>> checkpoints = RunCheckpoints(tf.train.Checkpoint(global_step=step), None, step,
+...                              tempfile.mkdtemp(), is_chief=True)
+>>> checkpoints.restore_latest() is None
+True
+>>> _ = step.assign(3)
+>>> checkpoints.save().endswith("ckpt-3")
+True
+>>> checkpoints.restore_latest()
+3
+"""
+
+import os
+import shutil
+
+import tensorflow as tf
+from absl import logging
+
+from bert_tf.checkpoints import CheckpointError, load_tf1_checkpoint
+from bert_tf.training import resume
+
+
+class RunCheckpoints:
+    """Saves and restores one run's `tf.train.Checkpoint` in its output folder.
+
+    Args:
+        checkpoint: the `tf.train.Checkpoint` of the model, optimizer and step.
+        model: the Keras model, for the weights of an original-code checkpoint.
+        global_step: the step variable; a checkpoint is numbered by it.
+        output_dir: the run's output folder.
+        is_chief: whether this process keeps the files (see the module).
+        worker_id: a non-chief worker's task id, naming its scratch folder.
+        max_to_keep: older checkpoints are deleted.
+    """
+
+    def __init__(self, checkpoint, model, global_step, output_dir, is_chief, worker_id=None,
+                 max_to_keep=5):
+        self._checkpoint = checkpoint
+        self._model = model
+        self._global_step = global_step
+        self._output_dir = output_dir
+        self._is_chief = is_chief
+        self._folder = output_dir if is_chief else os.path.join(output_dir, f".worker_{worker_id}")
+        self._max_to_keep = max_to_keep
+        self._open_manager()
+        self._written = set()  # checkpoint prefixes this run saved
+
+    def _open_manager(self):
+        """(Re)reads the state file: after `resume` repaired it, the manager must see that."""
+        self._manager = tf.train.CheckpointManager(
+            self._checkpoint, self._folder, max_to_keep=self._max_to_keep,
+            checkpoint_name=resume.CHECKPOINT_NAME)
+
+    def _step(self):
+        return int(self._global_step.numpy())
+
+    def restore_latest(self):
+        """Resumes from the output folder: the newest readable checkpoint, else the original's.
+
+        Returns:
+            The step resumed at; 0 when only the weights of an original-code
+            checkpoint (`model.ckpt-N`) were loaded; None when the folder
+            holds no checkpoint.
+
+        Raises:
+            CheckpointError: the checkpoints there are all unreadable or do
+                not fit this model.
+        """
+        prefix = resume.restore_newest_readable(self._checkpoint, self._output_dir,
+                                                self._is_chief)
+        if prefix is not None:
+            self._open_manager()
+            logging.info("resumed from %s at step %d", prefix, self._step())
+            return self._step()
+        original = resume.original_checkpoint(self._output_dir)
+        if original is None:
+            return None
+        load_tf1_checkpoint(self._model, original)
+        logging.warning("%s was written by the original BERT code: loaded its model weights "
+                        "by name; its optimizer state and step are not used (step 0)", original)
+        return 0
+
+    def prefix(self, step):
+        """The path prefix of this run's checkpoint of `step`."""
+        return os.path.join(self._folder, f"{resume.CHECKPOINT_NAME}-{step}")
+
+    def save(self):
+        """Writes a checkpoint of the current step (every worker must call it); returns its prefix.
+
+        Raises:
+            CheckpointError: a checkpoint of this step exists that this run
+                did not write (resume with `restore_latest` first).
+        """
+        prefix = self.prefix(self._step())
+        if prefix in self._written:
+            return prefix
+        if self._is_chief and tf.io.gfile.exists(prefix + ".index"):
+            raise CheckpointError(
+                f"{prefix} exists and was not written by this run; not overwriting it "
+                "(resume from the output folder, or choose another output folder)")
+        path = self._manager.save(checkpoint_number=self._step())
+        self._written.add(path)
+        if not self._is_chief:
+            shutil.rmtree(self._folder, ignore_errors=True)
+        return path
+
+    def set_aside_non_finite(self, step):
+        """Moves this run's checkpoint of `step`, whose weights gave a non-finite value, aside.
+
+        Only the chief moves, and only a checkpoint this run wrote; the state
+        file then names the newest remaining one.
+
+        Returns:
+            `(the folder it was moved to, or None; the prefix of the newest
+            checkpoint before `step`, or None)`.
+        """
+        moved_to = None
+        poisoned = self.prefix(step)
+        if self._is_chief and poisoned in self._written:
+            moved_to = resume.set_aside(poisoned, resume.NON_FINITE_FOLDER)
+            self._written.discard(poisoned)
+        older = [prefix for number, prefix in resume.training_checkpoints(self._folder)
+                 if number < step]
+        last_good = older[0] if older else None
+        if moved_to:
+            resume.point_state_file_at(self._folder, last_good)
+            self._open_manager()
+        return moved_to, last_good
