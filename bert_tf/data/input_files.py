@@ -15,6 +15,8 @@ from typing import List, Mapping, Sequence, Union
 
 import tensorflow as tf
 
+from bert_tf.errors import UsageError
+
 # Bytes read from the start of a file to tell text from binary data.
 SNIFF_BYTES = 8192
 # Share of undecodable bytes in that head above which a file is not UTF-8
@@ -107,16 +109,19 @@ def _identity(path: str) -> tuple:
 
 
 def check_outputs_apart(output_files: Sequence[str],
-                        read_files: Mapping[str, Sequence[str]]) -> None:
+                        read_files: Mapping[str, Sequence[str]],
+                        output_flag: str = "output_file") -> None:
     """Fails if an output file is one of the files read (links included).
 
     Args:
       output_files: paths about to be written.
       read_files: {flag name: its files}, e.g. {"input_file": [...],
         "vocab_file": [...]}.
+      output_flag: what the message calls the outputs (the flag that names them).
 
     Raises:
-      ValueError: naming the output, the flag and the file it would overwrite.
+      UsageError: naming the output, the flag and the file it would overwrite
+        (the command line must change).
 
     Example:
       >>> import tempfile
@@ -126,7 +131,7 @@ def check_outputs_apart(output_files: Sequence[str],
       >>> check_outputs_apart([text], {"input_file": [text]})  # doctest: +ELLIPSIS
       Traceback (most recent call last):
       ...
-      ValueError: output_file .../corpus.txt is the input_file .../corpus.txt: refusing to write over a file the run reads
+      bert_tf.errors.UsageError: output_file .../corpus.txt is the input_file .../corpus.txt: refusing to write over a file the run reads
     """
     read = {}
     for flag, paths in read_files.items():
@@ -135,5 +140,5 @@ def check_outputs_apart(output_files: Sequence[str],
     for output in output_files:
         if _identity(output) in read:
             flag, path = read[_identity(output)]
-            raise ValueError(f"output_file {output} is the {flag} {path}: refusing to write "
-                             "over a file the run reads")
+            raise UsageError(f"{output_flag} {output} is the {flag} {path}: refusing to "
+                             "write over a file the run reads")

@@ -52,7 +52,7 @@ def start_run(input_files: Sequence[str], output_files: Sequence[str], vocab_fil
       >>> start_run([text], [vocab_file], vocab_file, PretrainingDataOptions())  # doctest: +ELLIPSIS
       Traceback (most recent call last):
       ...
-      ValueError: output_file .../vocab.txt is the vocab_file .../vocab.txt: refusing to write over a file the run reads
+      bert_tf.errors.UsageError: output_file .../vocab.txt is the vocab_file .../vocab.txt: refusing to write over a file the run reads
     """
     check_outputs_apart(output_files, {"input_file": input_files, "vocab_file": [vocab_file]})
     for path in input_files:

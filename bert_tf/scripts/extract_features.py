@@ -17,6 +17,7 @@ import time
 from absl import flags, logging
 
 from bert_tf.checkpoints import restore
+from bert_tf.data.input_files import check_outputs_apart
 from bert_tf.errors import UsageError
 from bert_tf.modeling import BertEncoder
 from bert_tf.scripts import cli, runner_flags
@@ -51,6 +52,10 @@ def run():
     if not os.path.exists(FLAGS.input_file):
         raise UsageError(f"--input_file={FLAGS.input_file}: file not found")
     model_files = runner_flags.model_files(FLAGS)
+    read_files = {"input_file": [FLAGS.input_file], "vocab_file": [model_files.vocab_file]}
+    if FLAGS.bert_config_file:
+        read_files["bert_config_file"] = [FLAGS.bert_config_file]
+    check_outputs_apart([FLAGS.output_file], read_files)
     config = model_files.config
     layer_indexes = resolve_layer_indexes(FLAGS.layers, config.num_hidden_layers)
     tokenizer = FullTokenizer(model_files.vocab_file, do_lower_case=FLAGS.do_lower_case)

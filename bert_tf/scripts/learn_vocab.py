@@ -14,7 +14,7 @@ model's bert_config.json.
 from absl import flags, logging
 
 from bert_tf.data import vocab_learning
-from bert_tf.data.input_files import expand_input_patterns
+from bert_tf.data.input_files import check_outputs_apart, expand_input_patterns
 from bert_tf.errors import UsageError
 from bert_tf.scripts import cli
 
@@ -45,6 +45,7 @@ def run():
         files = expand_input_patterns(FLAGS.input_file)
     except ValueError as error:
         raise UsageError(f"--input_file: {error}") from None
+    check_outputs_apart([FLAGS.output_file], {"input_file": files})
     try:
         vocab = vocab_learning.learn_wordpiece_vocab(
             files, FLAGS.vocab_size, lower_case=FLAGS.do_lower_case,

@@ -19,6 +19,8 @@ from bert_tf.tasks.prediction import probabilities
 from bert_tf.tasks.task import Task
 from bert_tf.tokenization import BertPreprocessor
 
+TEST_RESULTS = "test_results.tsv"  # the original's name
+
 
 def evaluation_results(task_name, logits, labels, batch_size, is_regression=False):
     """`eval_*` metrics, `eval_loss` and `loss` of dev-set logits.
@@ -109,5 +111,7 @@ class LogitsPerExampleTask(Task):
                                   context.options.eval_batch_size, self.is_regression)
 
     def write_predictions(self, outputs, examples, output_dir):
-        write_test_results(os.path.join(output_dir, "test_results.tsv"), outputs,
+        write_test_results(os.path.join(output_dir, TEST_RESULTS), outputs,
                            self.is_regression)
+
+    output_files = (TEST_RESULTS,)

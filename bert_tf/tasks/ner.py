@@ -45,6 +45,8 @@ from bert_tf.training.summaries import write_eval_results
 
 MODES = ("fine_tune", "feature_based")
 WEIGHTS_KEY = "label_weights"
+DEV_PREDICTIONS, TEST_PREDICTIONS, TEST_RESULTS = (
+    "dev_predictions.txt", "test_predictions.txt", "test_results.txt")
 # File names of each split in --data_dir: the CoNLL release's, or the common renaming.
 SPLIT_FILES = {"train": ("eng.train", "train.txt"), "dev": ("eng.testa", "valid.txt"),
                "test": ("eng.testb", "test.txt")}
@@ -250,7 +252,7 @@ class NerTask(Task):
     def evaluate(self, context, examples):
         outputs = context.predict(self.dataset(examples, context.options.eval_batch_size, False))
         if context.trainer.is_chief:
-            self.write_tags(os.path.join(context.options.output_dir, "dev_predictions.txt"),
+            self.write_tags(os.path.join(context.options.output_dir, DEV_PREDICTIONS),
                             outputs, examples)
         return self.eval_results(outputs, examples)
 
@@ -262,11 +264,13 @@ class NerTask(Task):
 
     def write_predictions(self, outputs, examples, output_dir):
         """`test_predictions.txt` (for conlleval) and `test_results.txt` (our entity scores)."""
-        self.write_tags(os.path.join(output_dir, "test_predictions.txt"), outputs, examples)
+        self.write_tags(os.path.join(output_dir, TEST_PREDICTIONS), outputs, examples)
         results = self.eval_results(outputs, examples)
-        write_eval_results(os.path.join(output_dir, "test_results.txt"),
+        write_eval_results(os.path.join(output_dir, TEST_RESULTS),
                            {name.replace("eval_", "test_", 1): value
                             for name, value in results.items()})
+
+    output_files = (DEV_PREDICTIONS, TEST_PREDICTIONS, TEST_RESULTS)
 
     @property
     def serving_kind(self):

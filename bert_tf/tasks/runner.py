@@ -3,7 +3,7 @@
 `run(task, options)` does, the same way for pretraining, classification,
 multiple choice, span QA and tagging:
 
-1. check the options and build the strategy;
+1. check the options (no output may replace an input) and build the strategy;
 2. read and validate every split the phases need, before any model is built,
    so bad data fails in seconds, naming its file and line; then create
    `output_dir` (also for eval or predict alone, as the original does) and
@@ -26,9 +26,10 @@ import os
 
 from absl import logging
 
+from bert_tf.data.input_files import check_outputs_apart
 from bert_tf.errors import UsageError
 from bert_tf.tasks.model_files import checkpoint_folder
-from bert_tf.tasks.run_record import check_run_record
+from bert_tf.tasks.run_record import RECORD_FILE, check_run_record
 from bert_tf.tasks.task import RunContext
 from bert_tf.training import distribution, precision
 from bert_tf.training.compilation import encoder_hidden_size, use_xla
@@ -37,6 +38,8 @@ from bert_tf.training.optimization import create_optimizer
 from bert_tf.training.run_dir import OutputDirLock
 from bert_tf.training.summaries import write_eval_results
 from bert_tf.training.trainer import Trainer
+
+EVAL_RESULTS_FILE = "eval_results.txt"  # the original's name
 
 
 def read_splits(task, options):
@@ -73,15 +76,17 @@ def build_trainer(task, options, strategy, train_steps):
     return trainer
 
 
-def _check_outputs_apart_from_inputs(options):
-    """Training exports `bert_model.ckpt` into `output_dir`: never over the start weights."""
-    if not (options.do_train and options.init_checkpoint):
-        return
-    start = os.path.realpath(checkpoint_folder(options.init_checkpoint))
-    if os.path.realpath(options.output_dir) == start:
-        raise UsageError(f"--output_dir={options.output_dir} holds --init_checkpoint: training "
-                         "would write its model over the weights it starts from; choose "
-                         "another --output_dir")
+def _check_outputs_apart_from_inputs(task, options):
+    """Never writes over an input: the start weights, or a data file in `output_dir`."""
+    if options.do_train and options.init_checkpoint:
+        start = os.path.realpath(checkpoint_folder(options.init_checkpoint))
+        if os.path.realpath(options.output_dir) == start:
+            raise UsageError(f"--output_dir={options.output_dir} holds --init_checkpoint: "
+                             "training would write its model over the weights it starts "
+                             "from; choose another --output_dir")
+    written = [os.path.join(options.output_dir, name)
+               for name in (*task.output_files, EVAL_RESULTS_FILE, RECORD_FILE)]
+    check_outputs_apart(written, task.input_files(), output_flag="output_dir's file")
 
 
 def _strategy(options):
@@ -115,7 +120,7 @@ def run(task, options):
         raise UsageError("At least one of `do_train`, `do_eval` or `do_predict` must be True.")
     if options.export_dir and task.serving_kind is None:
         raise UsageError(f"--export_dir: task {task.name} has no SavedModel export")
-    _check_outputs_apart_from_inputs(options)
+    _check_outputs_apart_from_inputs(task, options)
     strategy = _strategy(options)  # first: multi-worker set-up must precede any TF op
     splits = read_splits(task, options)
     os.makedirs(options.output_dir, exist_ok=True)
@@ -145,7 +150,7 @@ def _run_phases(task, options, strategy, splits):
                        global_step=int(trainer.global_step.numpy()))
         logging.info("eval results: %s", results)
         if trainer.is_chief:
-            write_eval_results(os.path.join(options.output_dir, "eval_results.txt"), results)
+            write_eval_results(os.path.join(options.output_dir, EVAL_RESULTS_FILE), results)
     if options.do_predict and trainer.is_chief:
         task.write_predictions(task.predict(context, splits["test"]), splits["test"],
                                options.output_dir)

@@ -149,8 +149,14 @@ class SquadTask(Task):
             return squad_scoring.score_v2(questions, predictions, null_odds)
         return squad_scoring.score_v1(questions, predictions)
 
+    def input_files(self):
+        return {flag: [path] for flag, path in (("train_file", self.train_file),
+                                                ("predict_file", self.predict_file)) if path}
+
     def write_predictions(self, outputs, split, output_dir):
         squad_postprocessing.write_prediction_files(output_dir, *self.answers(outputs, split))
+
+    output_files = squad_postprocessing.PREDICTION_FILES
 
     serving_kind = "span_qa"
 

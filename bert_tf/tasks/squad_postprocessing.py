@@ -26,6 +26,7 @@ import numpy as np
 
 from bert_tf.tokenization import BasicTokenizer
 
+PREDICTION_FILES = ("predictions.json", "nbest_predictions.json", "null_odds.json")
 _NULL_SCORE_START = 1000000.0  # larger than any real null score, as in the original
 
 
@@ -210,9 +211,9 @@ def _span_text(example, feature, candidate, do_lower_case, verbose_logging):
 
 def write_prediction_files(output_dir, predictions, nbest, null_odds):
     """Writes predictions.json, nbest_predictions.json and (SQuAD 2.0) null_odds.json."""
-    outputs = [("predictions.json", predictions), ("nbest_predictions.json", nbest)]
-    if null_odds:
-        outputs.append(("null_odds.json", null_odds))
+    outputs = list(zip(PREDICTION_FILES, (predictions, nbest, null_odds)))
+    if not null_odds:
+        outputs.pop()
     for name, content in outputs:
         path = os.path.join(output_dir, name)
         with open(path, "w", encoding="utf-8") as f:

@@ -84,6 +84,14 @@ class Task(abc.ABC):
             ValueError or OSError naming the file and line of bad data.
         """
 
+    def input_files(self):
+        """`{flag: [paths]}` of the data files whose names the user chooses (default: none).
+
+        The runner refuses an `output_dir` where one of them would be
+        written over (`output_files`, or a file of the runner's own).
+        """
+        return {}
+
     def train_steps(self, train_examples, options):
         """The optimizer steps of the run: epochs over the training examples.
 
@@ -150,6 +158,9 @@ class Task(abc.ABC):
     def write_predictions(self, outputs, examples, output_dir):
         """Writes the prediction files of the test examples into `output_dir`."""
         raise NotImplementedError(f"task {self.name} does not predict")
+
+    # The names of the files the task writes into `output_dir` (predictions, scores).
+    output_files = ()
 
     def export(self, model, output_dir):
         """Writes the trained model for others to use (by default nothing)."""

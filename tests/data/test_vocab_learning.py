@@ -108,3 +108,14 @@ def test_script_names_a_missing_input(tmp_path):
     assert "--input_file: input pattern" in result.stderr
     assert "missing-corpus.txt" in result.stderr and "Traceback" not in result.stderr
     assert not (tmp_path / "vocab.txt").exists()
+
+
+def test_script_never_writes_over_its_corpus(tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_bytes(shared_path("corpus", "sample_text.txt").read_bytes())
+    result = run_script("learn_vocab.py", f"--input_file={tmp_path}/*.txt",
+                        f"--output_file={corpus}", "--vocab_size=400")
+    assert result.returncode == 2
+    assert (f"learn_vocab: error: output_file {corpus} is the input_file {corpus}: refusing "
+            "to write over a file the run reads") in result.stderr
+    assert corpus.read_bytes() == shared_path("corpus", "sample_text.txt").read_bytes()

@@ -58,7 +58,7 @@ def test_an_output_over_the_input_is_refused_in_one_line(tmp_path, uncased_vocab
     result = _run(f"--input_file={tmp_path}/*.txt",
                   f"--output_file={tmp_path / 'out.tfrecord'},{text}",
                   f"--vocab_file={uncased_vocab_file}")
-    assert result.returncode == 1
+    assert result.returncode == 2  # a wrong command line
     assert (f"create_pretraining_data: error: output_file {text} is the input_file {text}: "
             "refusing to write over a file the run reads\n") in result.stderr
     assert "Traceback" not in result.stderr

@@ -105,3 +105,14 @@ def test_cased_flag_against_uncased_release_is_refused(release, input_file, tmp_
     result = _run(release, input_file, tmp_path / "x.jsonl", "--nodo_lower_case")
     assert result.returncode != 0
     assert "--do_lower_case=False does not match --init_checkpoint" in result.stderr
+
+
+def test_output_over_an_input_is_refused(release, input_file, tmp_path):
+    before = input_file.read_bytes()
+    result = _run(release, input_file, input_file)
+    assert result.returncode == 2
+    assert (f"extract_features: error: output_file {input_file} is the input_file "
+            f"{input_file}: refusing to write over a file the run reads") in result.stderr
+    assert input_file.read_bytes() == before
+    result = _run(release, input_file, release / "vocab.txt")
+    assert result.returncode == 2 and "is the vocab_file" in result.stderr

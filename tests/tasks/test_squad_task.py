@@ -122,6 +122,21 @@ def test_missing_files_are_usage_errors(tmp_path):
         runner.run(task, quick_options(tmp_path / "b", do_predict=True))
 
 
+
+@pytest.mark.parametrize("name", ["predictions.json", "eval_results.txt"])
+def test_an_output_never_replaces_the_predict_file(tmp_path, name):
+    out = tmp_path / "out"
+    out.mkdir()
+    with gzip.open(squad_subset(tmp_path, "dev-v1.1", 4), "rb") as f:
+        (out / name).write_bytes(f.read())
+    before = (out / name).read_bytes()
+    task = SquadTask(tiny_model_files(), None, str(out / name), SquadOptions(max_seq_length=64))
+    with pytest.raises(UsageError, match=f"output_dir's file .*{name} is the predict_file .*{name}: refusing"):
+        runner.run(task, quick_options(out, do_eval=True, do_predict=True))
+    assert (out / name).read_bytes() == before
+    assert sorted(path.name for path in out.iterdir()) == [name]
+
+
 NUMBERS = " ".join(["alpha beta gamma delta epsilon zeta eta theta iota kappa"] * 4)
 
 
