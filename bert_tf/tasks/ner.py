@@ -142,9 +142,8 @@ class NerTask(Task):
         if mode not in MODES:
             raise ValueError(f"--mode={mode!r}: choose one of {', '.join(MODES)}")
         if mode == "feature_based":
-            if feature_layers not in token_features.FEATURE_LAYERS:
-                raise ValueError(f"--feature_layers={feature_layers!r}: choose one of "
-                                 f"{', '.join(token_features.FEATURE_LAYERS)}")
+            token_features.check_feature_layers(feature_layers,
+                                                model_files.config.num_hidden_layers)
             if not model_files.init_checkpoint:
                 raise ValueError("--mode=feature_based needs --init_checkpoint: the features "
                                  "come from a pretrained encoder that is never trained")

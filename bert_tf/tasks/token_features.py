@@ -27,12 +27,35 @@ import tensorflow as tf
 from absl import logging
 from keras import ops
 
+from bert_tf.errors import UsageError
 from bert_tf.tasks.batching import batched_columns
 from bert_tf.training.compilation import encoder_hidden_size, use_xla
 
 FEATURE_LAYERS = ("embeddings", "second_to_last", "last", "sum_last_four",
                   "concat_last_four", "sum_all")
 ENCODER_INPUTS = ("input_ids", "input_mask", "segment_ids")
+# The transformer layers each choice reads from the top; the others need none or one.
+_LAYERS_NEEDED = {"second_to_last": 2, "sum_last_four": 4, "concat_last_four": 4}
+
+
+def check_feature_layers(feature_layers, num_hidden_layers):
+    """Fails unless `feature_layers` is a choice an encoder of `num_hidden_layers` has.
+
+    Four layers summed or side by side from a two-layer model would be two,
+    and the tagger would be built for the wrong width: refused instead.
+
+    >>> check_feature_layers("concat_last_four", 12)
+    >>> check_feature_layers("sum_last_four", 2)
+    Traceback (most recent call last):
+    bert_tf.errors.UsageError: --feature_layers=sum_last_four needs an encoder of at least 4 layers; this one has 2
+    """
+    if feature_layers not in FEATURE_LAYERS:
+        raise UsageError(f"--feature_layers={feature_layers!r}: choose one of "
+                         f"{', '.join(FEATURE_LAYERS)}")
+    needed = _LAYERS_NEEDED.get(feature_layers, 1)
+    if num_hidden_layers < needed:
+        raise UsageError(f"--feature_layers={feature_layers} needs an encoder of at least "
+                         f"{needed} layers; this one has {num_hidden_layers}")
 
 
 def select_layers(outputs, feature_layers):

@@ -8,6 +8,7 @@ import tensorflow as tf
 import torch
 
 from bert_tf.checkpoints import CheckpointError, export_original, restore, save_tf1_checkpoint
+from bert_tf.errors import UsageError
 from bert_tf.modeling import BertEncoder
 from bert_tf.modeling.bilstm_tagger import BiLstmTagger
 from bert_tf.tasks import runner, token_features
@@ -183,3 +184,23 @@ def test_bad_data_fails_before_training_naming_the_line(tmp_path):
     with pytest.raises(ValueError, match=r"eng.testa:\d+: unknown entity tag 'I-CITY'"):
         runner.run(task, quick_options(tmp_path / "out", do_train=True, do_eval=True))
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("feature_layers, fits", [
+    ("concat_last_four", False), ("sum_last_four", False), ("second_to_last", True),
+    ("sum_all", True)])
+def test_feature_layers_a_shallow_encoder_lacks_are_refused(tmp_path, feature_layers, fits):
+    # The tiny encoder has 2 layers: "the last four" would silently be two.
+    files = tiny_model_files()
+    files = ModelFiles(files.config, files.vocab_file, str(tmp_path / "bert_model.ckpt"))
+
+    def task():
+        return NerTask(str(tmp_path), files, max_seq_length=32, do_lower_case=True,
+                       mode="feature_based", feature_layers=feature_layers,
+                       cache_dir=str(tmp_path / "features"))
+    if fits:
+        assert task().feature_layers == feature_layers
+    else:
+        with pytest.raises(UsageError, match=f"--feature_layers={feature_layers} needs an "
+                                             "encoder of at least 4 layers; this one has 2"):
+            task()
