@@ -47,7 +47,13 @@ def load_classifier(model_dir=None, export_dir=None, max_seq_length=128, do_lowe
         if export_dir is None or not os.path.exists(os.path.join(export_dir, "saved_model.pb")):
             raise FileNotFoundError(f"--export_dir={export_dir}: no saved_model.pb there; "
                                     "give --model_dir to export one")
-        return tf.saved_model.load(export_dir)
+        served = tf.saved_model.load(export_dir)
+        kind = _made_with(served).get("kind", b"").decode() or "unknown (no bert_tf metadata)"
+        if kind != "classifier":
+            raise ValueError(f"--export_dir={export_dir}: the SavedModel there is of kind "
+                             f"{kind}, not classifier (export_savedmodel.py "
+                             "--kind=classifier makes one)")
+        return served
     export_dir = export_dir or os.path.join(model_dir, CACHE_NAME)
     wanted = {"kind": b"classifier", "max_seq_length": max_seq_length,
               "do_lower_case": do_lower_case}
@@ -55,12 +61,19 @@ def load_classifier(model_dir=None, export_dir=None, max_seq_length=128, do_lowe
         serving.export("classifier", model_dir, export_dir, max_seq_length=max_seq_length,
                        do_lower_case=do_lower_case)
     served = tf.saved_model.load(export_dir)
-    made_with = {key: value.numpy() for key, value in served.signatures["metadata"]().items()}
+    made_with = _made_with(served)
     if any(made_with[key] != value for key, value in wanted.items()):
         serving.export("classifier", model_dir, export_dir, max_seq_length=max_seq_length,
                        do_lower_case=do_lower_case)
         served = tf.saved_model.load(export_dir)
     return served
+
+
+def _made_with(served):
+    """The export's `metadata` signature as numpy values; {} for other SavedModels."""
+    if "metadata" not in served.signatures:
+        return {}
+    return {key: value.numpy() for key, value in served.signatures["metadata"]().items()}
 
 
 def _newer_than_sources(export_dir, model_dir):
@@ -90,7 +103,7 @@ def run():
         raise UsageError("give --model_dir or --export_dir")
     served = load_classifier(FLAGS.model_dir, FLAGS.export_dir, FLAGS.max_seq_length,
                              FLAGS.do_lower_case)
-    labels = [label.decode() for label in served.signatures["metadata"]()["labels"].numpy()]
+    labels = [label.decode() for label in _made_with(served)["labels"]]
     outputs = classify(served, FLAGS.text, FLAGS.text_b)
     for index, text in enumerate(FLAGS.text):
         if "score" in outputs:

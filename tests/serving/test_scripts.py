@@ -63,6 +63,10 @@ def test_export_savedmodel_writes_what_the_flags_say(classifier_folder, tmp_path
     assert len(pieces[True]) != len(pieces[False])
     cased = served.signatures["serving_default"](text=tf.constant([text]))
     assert cased["input_mask"].shape == (1, len(pieces[False]) + 2)
+    # classify_text names an export of another kind instead of failing inside it.
+    result = run_script("classify_text.py", f"--export_dir={tmp_path / 'served'}", f"--text={text}")
+    _one_error_line(result, "classify_text", "the SavedModel there is of kind encoder, not "
+                    "classifier")
 
 
 def test_export_savedmodel_span_qa_flags(tmp_path, uncased_vocab_file):

@@ -131,7 +131,8 @@ def test_an_output_never_replaces_the_predict_file(tmp_path, name):
         (out / name).write_bytes(f.read())
     before = (out / name).read_bytes()
     task = SquadTask(tiny_model_files(), None, str(out / name), SquadOptions(max_seq_length=64))
-    with pytest.raises(UsageError, match=f"output_dir's file .*{name} is the predict_file .*{name}: refusing"):
+    with pytest.raises(UsageError, match=f"output_dir's file .*{name} is the predict_file "
+                                         f".*{name}: refusing"):
         runner.run(task, quick_options(out, do_eval=True, do_predict=True))
     assert (out / name).read_bytes() == before
     assert sorted(path.name for path in out.iterdir()) == [name]
