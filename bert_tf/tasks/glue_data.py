@@ -12,6 +12,7 @@ import os
 import sys
 
 from bert_tf.checkpoints.labels import read_labels
+from bert_tf.errors import UsageError
 
 csv.field_size_limit(sys.maxsize)
 
@@ -187,6 +188,7 @@ def get_task(task_name):
     """The `TsvTask` for `--task_name` (case-insensitive)."""
     name = canonical_name(task_name)
     if name not in TASKS:
-        raise ValueError(f"--task_name={task_name}: unknown task; choose one of "
-                         f"{', '.join(sorted(TASKS))} or xnli")
+        raise UsageError(f"--task_name={task_name}: unknown task; choose one of "
+                         f"{', '.join(sorted(TASKS))}, xnli or tsv (your own headed TSV "
+                         "files)")
     return TASKS[name]

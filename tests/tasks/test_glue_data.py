@@ -2,6 +2,7 @@
 
 import pytest
 
+from bert_tf.errors import UsageError
 from bert_tf.tasks.glue_data import get_task
 from tests_shared import shared_path
 
@@ -61,7 +62,7 @@ def test_empty_split_and_missing_file(tmp_path):
 
 
 def test_unknown_task():
-    with pytest.raises(ValueError, match="--task_name=foo: unknown task"):
+    with pytest.raises(UsageError, match="--task_name=foo: unknown task; .*, xnli or tsv"):
         get_task("foo")
 
 
