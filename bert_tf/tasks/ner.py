@@ -142,11 +142,11 @@ class NerTask(Task):
         if mode not in MODES:
             raise ValueError(f"--mode={mode!r}: choose one of {', '.join(MODES)}")
         if mode == "feature_based":
-            token_features.check_feature_layers(feature_layers,
-                                                model_files.config.num_hidden_layers)
             if not model_files.init_checkpoint:
                 raise ValueError("--mode=feature_based needs --init_checkpoint: the features "
                                  "come from a pretrained encoder that is never trained")
+            token_features.check_feature_layers(feature_layers,
+                                                model_files.config.num_hidden_layers)
             if not cache_dir:
                 raise ValueError("--mode=feature_based needs a folder for its feature cache")
         self.data_dir = data_dir
