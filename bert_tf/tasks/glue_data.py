@@ -166,7 +166,9 @@ def tsv_task(data_dir):
         text = ["sentence"] if "sentence" in header else ["sentence1", "sentence2"]
         missing = [name for name in text if name not in header]
         if missing:
-            raise ValueError(f"{path}:1: header lacks the column(s) {missing}")
+            raise ValueError(f"{path}:1: header {header} lacks the column(s) {missing} (the "
+                             "text is in a column `sentence`, or in `sentence1` and "
+                             "`sentence2`)")
         columns[split] = Columns(
             header.index(text[0]), header.index(text[1]) if len(text) == 2 else None,
             header.index("label") if "label" in header else None)
