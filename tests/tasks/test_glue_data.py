@@ -94,3 +94,8 @@ def test_own_tsv_task_reads_header_and_labels(tmp_path):
     example = task.read(str(tmp_path), "train")[0]
     assert (example.text_a, example.label) == ("Tyger Tyger.", 1)
     assert task.read(str(tmp_path), "test")[0].label is None
+    (tmp_path / "train.tsv").write_text("text\tlabel\nTyger Tyger.\tblake\n")
+    with pytest.raises(ValueError, match=r"train.tsv:1: header \['text', 'label'\] lacks the "
+                                         r"column\(s\) \['sentence1', 'sentence2'\] \(the "
+                                         r"text is in a column `sentence`, or in"):
+        tsv_task(str(tmp_path))
