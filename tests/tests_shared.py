@@ -88,6 +88,7 @@ def run_script(script, *args):
     """
     import contextlib
     import io
+    import logging as python_logging
     import runpy
     import subprocess
     import sys
@@ -111,6 +112,7 @@ def run_script(script, *args):
             stderr.write(stop.code + "\n")
     finally:
         sys.argv, log_handler.stream = saved_argv, saved_log_stream
+        python_logging.disable(python_logging.NOTSET)  # a failed run silences its teardown
     return subprocess.CompletedProcess(argv, returncode, stdout.getvalue(), stderr.getvalue())
 
 

@@ -2,13 +2,14 @@
 
 Expected failures (a bad flag, file, data or checkpoint: `ValueError`,
 `OSError`, a non-finite loss, corrupt data, a stop on a signal) print one
-line that names the flag, file or line, without a traceback; `--verbose`
-adds the traceback. Exit codes: 2 for usage errors (flags that cannot work,
+line that names the flag, file or line, without a traceback, as the last
+line of stderr; `--verbose` adds the traceback. Exit codes: 2 for usage errors (flags that cannot work,
 including flag parsing), 128 + N after a stop on signal N (the checkpoint is
 saved; rerun to resume), 1 for everything else that went wrong, 0 on
 success.
 """
 
+import logging
 import sys
 import traceback
 
@@ -29,10 +30,15 @@ EXPECTED_ERRORS = (ValueError, OSError, TrainingStopped, tf.errors.DataLossError
 
 
 def _fail(program, error, exit_code):
-    if FLAGS.is_parsed() and FLAGS.verbose:
+    verbose = FLAGS.is_parsed() and FLAGS.verbose
+    if verbose:
         traceback.print_exception(error)
     message = getattr(error, "message", None) or str(error) or type(error).__name__
     sys.stderr.write(f"{program}: error: {message}\n")
+    if not verbose:
+        # Only teardown follows, and its log lines would bury the error: e.g.
+        # TensorFlow's warnings about a checkpoint left half-restored.
+        logging.disable(logging.CRITICAL)
     sys.exit(exit_code)
 
 
