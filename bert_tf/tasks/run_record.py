@@ -35,9 +35,22 @@ def run_record(task, options, train_steps):
     >>> record["task"], record["options"]["learning_rate"], record["train_steps"]
     ({'task': 'toy', 'max_seq_length': 8}, 0.0001, 10)
     """
-    return {"task": task.record(),
-            "options": {name: getattr(options, name) for name in _TRAINING_OPTIONS},
-            "train_steps": train_steps}
+    recorded = {name: getattr(options, name) for name in _TRAINING_OPTIONS}
+    recorded["init_checkpoint"] = _absolute(options.init_checkpoint)
+    return {"task": task.record(), "options": recorded, "train_steps": train_steps}
+
+
+def _absolute(path):
+    """A local path made absolute (the same start weights from any folder); others as given.
+
+    >>> _absolute("gs://bucket/bert_model.ckpt"), _absolute(None)
+    ('gs://bucket/bert_model.ckpt', None)
+    >>> _absolute("model/bert_model.ckpt") == os.path.join(os.getcwd(), "model/bert_model.ckpt")
+    True
+    """
+    if path is None or "://" in path:
+        return path
+    return os.path.abspath(path)
 
 
 def _differences(old, new, prefix=""):

@@ -90,6 +90,22 @@ def test_rerun_with_other_hyper_parameters_is_refused(tmp_path):
     runner.run(task, quick_options(tmp_path / "out", do_train=True))
 
 
+def test_the_same_start_weights_named_from_another_folder_resume(tmp_path, monkeypatch):
+    data = glue_subset(tmp_path, "MRPC", 8, files=("train.tsv",))
+    task = _task("MRPC", data)
+    runner.run(task, quick_options(tmp_path / "start", do_train=True))
+    monkeypatch.chdir(tmp_path)
+    runner.run(task, quick_options(tmp_path / "out", do_train=True,
+                                   init_checkpoint="start/bert_model.ckpt"))
+    monkeypatch.chdir(tmp_path / "start")
+    runner.run(task, quick_options(tmp_path / "out", do_train=True,
+                                   init_checkpoint=str(tmp_path / "start" / "bert_model.ckpt")))
+    with pytest.raises(UsageError, match=r"init_checkpoint: '.*/start/bert_model.ckpt' in the "
+                                         r"recorded run, '.*/start/start/bert_model.ckpt' now"):
+        runner.run(task, quick_options(tmp_path / "out", do_train=True,
+                                       init_checkpoint="start/bert_model.ckpt"))
+
+
 def test_training_split_without_labels_fails_before_the_model(tmp_path):
     folder = tmp_path / "own"
     folder.mkdir()
