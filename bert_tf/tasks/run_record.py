@@ -95,6 +95,10 @@ def check_run_record(output_dir, task, options, train_steps):
         return
     new = run_record(task, options, train_steps)
     if latest and recorded is not None:
+        other_task = recorded.get("task", {}).get("task")
+        if other_task != new["task"]["task"]:
+            raise UsageError(f"--output_dir={output_dir} holds a run of task {other_task}, not "
+                             f"{new['task']['task']}; use a new --output_dir")
         changes = list(_differences(recorded, json.loads(json.dumps(new))))
         if changes:
             raise UsageError(

@@ -88,6 +88,10 @@ def test_rerun_with_other_hyper_parameters_is_refused(tmp_path):
         runner.run(task, quick_options(tmp_path / "out", do_train=True, learning_rate=2e-5))
     # The same options resume (nothing left to train) without complaint.
     runner.run(task, quick_options(tmp_path / "out", do_train=True))
+    # Another task into that folder is named as such, not as a list of differences.
+    rte = _task("RTE", glue_subset(tmp_path, "RTE", 8, files=("train.tsv",)))
+    with pytest.raises(UsageError, match=r"holds a run of task mrpc, not rte; use a new"):
+        runner.run(rte, quick_options(tmp_path / "out", do_train=True))
 
 
 def test_the_same_start_weights_named_from_another_folder_resume(tmp_path, monkeypatch):
