@@ -31,7 +31,7 @@ import tensorflow as tf
 from absl import logging
 
 from bert_tf.data import wordpiece_learner
-from bert_tf.data.input_files import expand_input_patterns
+from bert_tf.data.input_files import check_text_file, expand_input_patterns
 from bert_tf.tokenization.graph_basic_tokenizer import GraphBasicTokenizer
 
 # The original layout puts this many [unused*] entries before [UNK].
@@ -65,9 +65,11 @@ def count_words(text_files, lower_case=True, batch_size=4096):
       `collections.Counter` of word (str) -> occurrences.
 
     Raises:
-      ValueError: if a pattern matches no file.
+      ValueError: if a pattern matches no file, or a file is not text.
     """
     files = expand_input_patterns(text_files)
+    for path in files:
+        check_text_file(path)
     tokenizer = GraphBasicTokenizer(do_lower_case=lower_case)
 
     def unique_words(lines):

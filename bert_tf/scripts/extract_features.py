@@ -17,7 +17,7 @@ import time
 from absl import flags, logging
 
 from bert_tf.checkpoints import restore
-from bert_tf.data.input_files import check_outputs_apart
+from bert_tf.data.input_files import check_outputs_apart, check_text_file
 from bert_tf.errors import UsageError
 from bert_tf.modeling import BertEncoder
 from bert_tf.scripts import cli, runner_flags
@@ -51,6 +51,7 @@ def run():
     """Builds the encoder, extracts and writes every example; returns the count."""
     if not os.path.exists(FLAGS.input_file):
         raise UsageError(f"--input_file={FLAGS.input_file}: file not found")
+    check_text_file(FLAGS.input_file)
     model_files = runner_flags.model_files(FLAGS)
     read_files = {"input_file": [FLAGS.input_file], "vocab_file": [model_files.vocab_file]}
     if FLAGS.bert_config_file:

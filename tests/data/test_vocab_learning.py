@@ -2,6 +2,7 @@
 and with tokenizers we did not write (HuggingFace) besides our reference one."""
 
 import pytest
+import tensorflow as tf
 import transformers
 
 from tests_shared import corpus_head, run_script, shared_path
@@ -119,3 +120,11 @@ def test_script_never_writes_over_its_corpus(tmp_path):
     assert (f"learn_vocab: error: output_file {corpus} is the input_file {corpus}: refusing "
             "to write over a file the run reads") in result.stderr
     assert corpus.read_bytes() == shared_path("corpus", "sample_text.txt").read_bytes()
+
+
+def test_a_binary_file_is_refused(tmp_path):
+    records = tmp_path / "corpus.tfrecord"
+    with tf.io.TFRecordWriter(str(records)) as writer:
+        writer.write(b"some text")
+    with pytest.raises(ValueError, match="corpus.tfrecord: not a text file"):
+        vocab_learning.count_words(str(records))

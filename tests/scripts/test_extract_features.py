@@ -116,3 +116,11 @@ def test_output_over_an_input_is_refused(release, input_file, tmp_path):
     assert input_file.read_bytes() == before
     result = _run(release, input_file, release / "vocab.txt")
     assert result.returncode == 2 and "is the vocab_file" in result.stderr
+
+
+def test_binary_input_is_refused(release, tmp_path):
+    records = release / "bert_model.ckpt.data-00000-of-00001"
+    result = _run(release, records, tmp_path / "x.jsonl")
+    assert result.returncode == 1
+    assert f"{records}: not a text file" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "x.jsonl").exists()
