@@ -75,6 +75,22 @@ flags.DEFINE_float("short_seq_prob", 0.1, "With --dynamic_masking: probability o
 flags.DEFINE_bool("do_whole_word_mask", False, "With --dynamic_masking: mask whole words.")
 
 
+# The flags that shape raw text into examples: records already hold their pairs and masks.
+_DYNAMIC_MASKING_FLAGS = ("masked_lm_prob", "short_seq_prob", "do_whole_word_mask")
+
+
+def _refuse_ignored_flags():
+    """Refuses a flag the run would ignore, so that nobody trains believing it took effect."""
+    if not FLAGS.dynamic_masking:
+        for name in _DYNAMIC_MASKING_FLAGS:
+            if FLAGS[name].present and FLAGS[name].value != FLAGS[name].default:
+                raise UsageError(f"--{name} applies only with --dynamic_masking (records hold "
+                                 "their masks already: give it to create_pretraining_data.py)")
+    if FLAGS.causal and FLAGS["nsp"].present and FLAGS.nsp:
+        raise UsageError("--causal trains no next-sentence head (the paper's 'LTR & No "
+                         "NSP'); drop --nsp")
+
+
 def _dynamic_masking(model_files):
     """The `PretrainingDataOptions` of `--dynamic_masking`, checked; else None."""
     if not FLAGS.dynamic_masking:
@@ -92,6 +108,7 @@ def _dynamic_masking(model_files):
 
 def run():
     """Trains and/or evaluates as the flags say; returns the eval results (or None)."""
+    _refuse_ignored_flags()
     options = runner_flags.run_options(
         FLAGS, num_train_steps=FLAGS.num_train_steps, num_warmup_steps=FLAGS.num_warmup_steps,
         max_eval_steps=FLAGS.max_eval_steps, random_seed=None)

@@ -155,3 +155,12 @@ def test_bad_flags_are_named(tmp_path):
     assert ("At least one of `do_train`, `do_eval` or `do_predict` must be True."
             in neither.stderr)
     assert "--dynamic_masking needs --vocab_file" in no_vocab.stderr
+    # Flags the run would ignore are refused before any work.
+    for extra, message in (("--do_whole_word_mask", "--do_whole_word_mask applies only with "
+                                                    "--dynamic_masking"),
+                           ("--masked_lm_prob=0.3", "--masked_lm_prob applies only with"),
+                           ("--causal --nsp", "--causal trains no next-sentence head")):
+        run = run_script("run_pretraining.py", *pretraining_flags(
+            str(tmp_path), str(tmp_path / "d"), "--do_train", *extra.split()))
+        assert run.returncode == 2 and f"run_pretraining: error: {message}" in run.stderr
+    assert not (tmp_path / "d").exists()
