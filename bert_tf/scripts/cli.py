@@ -42,6 +42,23 @@ def _fail(program, error, exit_code):
     sys.exit(exit_code)
 
 
+def refuse_unused_flags(names, applies):
+    """Refuses flags among `names` given a value the run would ignore.
+
+    A flag given its default is let through (it changes nothing).
+
+    Args:
+        names: flag names that take effect only in some runs.
+        applies: when they do, for the message, e.g. "with --dynamic_masking".
+
+    Raises:
+        UsageError: naming the first such flag, and when it applies.
+    """
+    for name in names:
+        if FLAGS[name].present and FLAGS[name].value != FLAGS[name].default:
+            raise UsageError(f"--{name} applies only {applies}")
+
+
 def _parse_flags(program):
     def parse(argv):
         try:

@@ -47,6 +47,10 @@ flags.DEFINE_bool("jit_compile", False, "XLA-compile the model inside the export
 
 def run():
     """Writes the SavedModel the flags ask for."""
+    if FLAGS.kind != "masked_lm":
+        cli.refuse_unused_flags(("top_k",), "with --kind=masked_lm")
+    if FLAGS.kind != "span_qa":
+        cli.refuse_unused_flags(SPAN_FLAGS, "with --kind=span_qa")
     serving.export(FLAGS.kind, FLAGS.model_dir, FLAGS.export_dir,
                    vocab_file=FLAGS.vocab_file, max_seq_length=FLAGS.max_seq_length,
                    do_lower_case=FLAGS.do_lower_case, top_k=FLAGS.top_k,

@@ -60,6 +60,8 @@ def run():
     if FLAGS.export_dir and FLAGS.mode != "fine_tune":
         raise UsageError(f"--export_dir: only --mode=fine_tune models have a SavedModel "
                          f"export (text -> entities), not --mode={FLAGS.mode}")
+    if FLAGS.mode != "feature_based":
+        cli.refuse_unused_flags(("feature_layers", "lstm_units"), "with --mode=feature_based")
     lower_case = do_lower_case()
     model_files = resolve_model_files(FLAGS.bert_config_file, FLAGS.vocab_file,
                                       FLAGS.init_checkpoint, lower_case, FLAGS.max_seq_length)

@@ -82,10 +82,8 @@ _DYNAMIC_MASKING_FLAGS = ("masked_lm_prob", "short_seq_prob", "do_whole_word_mas
 def _refuse_ignored_flags():
     """Refuses a flag the run would ignore, so that nobody trains believing it took effect."""
     if not FLAGS.dynamic_masking:
-        for name in _DYNAMIC_MASKING_FLAGS:
-            if FLAGS[name].present and FLAGS[name].value != FLAGS[name].default:
-                raise UsageError(f"--{name} applies only with --dynamic_masking (records hold "
-                                 "their masks already: give it to create_pretraining_data.py)")
+        cli.refuse_unused_flags(_DYNAMIC_MASKING_FLAGS, "with --dynamic_masking (records hold "
+                                "their masks already: give it to create_pretraining_data.py)")
     if FLAGS.causal and FLAGS["nsp"].present and FLAGS.nsp:
         raise UsageError("--causal trains no next-sentence head (the paper's 'LTR & No "
                          "NSP'); drop --nsp")

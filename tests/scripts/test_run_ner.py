@@ -39,6 +39,9 @@ def test_errors_name_the_flag_or_file(tmp_path):
                       f"--export_dir={tmp_path / 'served'}")
     assert result.returncode == 2
     assert "--export_dir: only --mode=fine_tune models have a SavedModel" in result.stderr
+    result = _run_ner(tmp_path, f"--data_dir={data}", "--do_eval", "--lstm_units=64")
+    assert result.returncode == 2
+    assert "run_ner: error: --lstm_units applies only with --mode=feature_based" in result.stderr
     (data / "eng.testa").unlink()
     result = _run_ner(tmp_path, f"--data_dir={data}", "--do_eval")
     assert result.returncode == 1

@@ -67,6 +67,13 @@ def test_export_savedmodel_writes_what_the_flags_say(classifier_folder, tmp_path
     result = run_script("classify_text.py", f"--export_dir={tmp_path / 'served'}", f"--text={text}")
     _one_error_line(result, "classify_text", "the SavedModel there is of kind encoder, not "
                     "classifier")
+    # A flag of another kind is refused, not ignored.
+    result = run_script("export_savedmodel.py", "--kind=encoder", "--top_k=3",
+                        f"--model_dir={classifier_folder[0]}/bert_model.ckpt",
+                        f"--export_dir={tmp_path / 'other'}")
+    assert result.returncode == 2
+    _one_error_line(result, "export_savedmodel", "--top_k applies only with --kind=masked_lm")
+    assert not (tmp_path / "other").exists()
 
 
 def test_export_savedmodel_span_qa_flags(tmp_path, uncased_vocab_file):
