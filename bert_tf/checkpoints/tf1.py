@@ -116,7 +116,16 @@ def load_tf1_checkpoint(model, path):
     refs = tf1_variable_map(model)
     check_compatible(refs, shapes, prefix)
     restored = sorted(set(refs) & set(shapes))
-    assign_weights(refs, reader.get_tensor, restored)
+
+    def read_tensor(name):
+        try:
+            return reader.get_tensor(name)
+        except (tf.errors.OpError, IndexError) as error:  # data file cut short or damaged
+            raise CheckpointError(
+                f"{prefix}: cannot read {name} ({str(error).splitlines()[0]}); its data file "
+                "is damaged or incomplete (an interrupted copy?)") from None
+
+    assign_weights(refs, read_tensor, restored)
     report = LoadReport(
         restored=restored,
         not_in_checkpoint=sorted(set(refs) - set(shapes)),
