@@ -3,10 +3,10 @@
 Expected failures (a bad flag, file, data or checkpoint: `ValueError`,
 `OSError`, a non-finite loss, corrupt data, a stop on a signal) print one
 line that names the flag, file or line, without a traceback, as the last
-line of stderr; `--verbose` adds the traceback. Exit codes: 2 for usage errors (flags that cannot work,
-including flag parsing), 128 + N after a stop on signal N (the checkpoint is
-saved; rerun to resume), 1 for everything else that went wrong, 0 on
-success.
+line of stderr; `--verbose` adds the traceback. Exit codes: 2 for usage
+errors (flags that cannot work, including flag parsing), 128 + N after a
+stop on signal N (the checkpoint is saved; rerun to resume), 1 for
+everything else that went wrong, 0 on success.
 """
 
 import logging
