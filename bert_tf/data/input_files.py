@@ -6,7 +6,8 @@
   tool's own earlier output, an archive, random bytes) rather than letting
   its bytes pass for sentences.
 * `check_outputs_apart`: refuses an output path that is an input or the
-  vocabulary, so that no run ever writes over what it reads.
+  vocabulary, so that no run ever writes over what it reads, or that is a
+  directory, before any work rather than after it.
 """
 
 import codecs
@@ -111,7 +112,7 @@ def _identity(path: str) -> tuple:
 def check_outputs_apart(output_files: Sequence[str],
                         read_files: Mapping[str, Sequence[str]],
                         output_flag: str = "output_file") -> None:
-    """Fails if an output file is one of the files read (links included).
+    """Fails if an output file is one of the files read (links included), or a directory.
 
     Args:
       output_files: paths about to be written.
@@ -132,7 +133,14 @@ def check_outputs_apart(output_files: Sequence[str],
       Traceback (most recent call last):
       ...
       bert_tf.errors.UsageError: output_file .../corpus.txt is the input_file .../corpus.txt: refusing to write over a file the run reads
+      >>> check_outputs_apart([os.path.dirname(text)], {})  # doctest: +ELLIPSIS
+      Traceback (most recent call last):
+      ...
+      bert_tf.errors.UsageError: output_file ... is a directory; name a file there
     """
+    for output in output_files:
+        if os.path.isdir(output):
+            raise UsageError(f"{output_flag} {output} is a directory; name a file there")
     read = {}
     for flag, paths in read_files.items():
         for path in paths:

@@ -78,6 +78,8 @@ def build_trainer(task, options, strategy, train_steps):
 
 def _check_outputs_apart_from_inputs(task, options):
     """Never writes over an input: the start weights, or a data file in `output_dir`."""
+    if os.path.exists(options.output_dir) and not os.path.isdir(options.output_dir):
+        raise UsageError(f"--output_dir={options.output_dir} is a file, not a folder")
     if options.do_train and options.init_checkpoint:
         start = os.path.realpath(checkpoint_folder(options.init_checkpoint))
         if os.path.realpath(options.output_dir) == start:

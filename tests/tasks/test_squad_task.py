@@ -120,6 +120,9 @@ def test_missing_files_are_usage_errors(tmp_path):
         runner.run(task, quick_options(tmp_path / "a", do_train=True))
     with pytest.raises(UsageError, match="--predict_file is required"):
         runner.run(task, quick_options(tmp_path / "b", do_predict=True))
+    (tmp_path / "c").write_text("a file")
+    with pytest.raises(UsageError, match="--output_dir=.*/c is a file, not a folder"):
+        runner.run(task, quick_options(tmp_path / "c", do_train=True))
 
 
 
