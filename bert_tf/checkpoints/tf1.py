@@ -28,6 +28,11 @@ class CheckpointError(ValueError):
     """A checkpoint that does not fit the model it is loaded into."""
 
 
+# What reading a checkpoint with missing or damaged files raises (a checkpoint
+# of another model raises ValueError or AssertionError instead).
+READ_ERRORS = (tf.errors.OpError, IndexError)
+
+
 @dataclasses.dataclass
 class LoadReport:
     """What a load did: names restored, model names left as initialised, file names unused."""
@@ -120,7 +125,7 @@ def load_tf1_checkpoint(model, path):
     def read_tensor(name):
         try:
             return reader.get_tensor(name)
-        except (tf.errors.OpError, IndexError) as error:  # data file cut short or damaged
+        except READ_ERRORS as error:
             raise CheckpointError(
                 f"{prefix}: cannot read {name} ({str(error).splitlines()[0]}); its data file "
                 "is damaged or incomplete (an interrupted copy?)") from None

@@ -24,7 +24,7 @@ import shutil
 import tensorflow as tf
 from absl import logging
 
-from bert_tf.checkpoints import CheckpointError
+from bert_tf.checkpoints import READ_ERRORS, CheckpointError
 from bert_tf.training.init_checkpoint import is_training_checkpoint
 
 CHECKPOINT_NAME = "ckpt"  # what tf.train.CheckpointManager calls its files
@@ -32,9 +32,6 @@ UNREADABLE_FOLDER = "unreadable_checkpoints"
 NON_FINITE_FOLDER = "nonfinite_checkpoints"
 _TRAINING_INDEX = re.compile(rf"^{CHECKPOINT_NAME}-(\d+)\.index$")
 _ORIGINAL_INDEX = re.compile(r"^model\.ckpt-(\d+)\.index$")
-# What a checkpoint with missing or damaged files raises while restoring (a
-# checkpoint of another model raises ValueError or AssertionError instead).
-_READ_ERRORS = (tf.errors.OpError, IndexError)
 
 
 class ResumeError(CheckpointError):
@@ -109,7 +106,7 @@ def restore_newest_readable(checkpoint, folder, is_chief=True):
             raise ResumeError(
                 f"{prefix}: this checkpoint is of another model or optimizer than this run "
                 f"builds ({error}); use another --output_dir") from None
-        except _READ_ERRORS as error:
+        except READ_ERRORS as error:
             logging.warning("%s: unreadable, trying an older checkpoint (%s)", prefix,
                             str(error).splitlines()[0])
             unreadable.append(prefix)
