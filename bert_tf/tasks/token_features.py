@@ -59,8 +59,9 @@ def check_feature_layers(feature_layers, num_hidden_layers):
 
 
 def select_layers(outputs, feature_layers):
-    """The features `feature_layers` names, from a `BertEncoder`'s output dict."""
+    """The features `feature_layers` names, from a `BertEncoder`'s output dict (checked first)."""
     layers = outputs["encoder_outputs"]
+    check_feature_layers(feature_layers, len(layers))
     if feature_layers == "embeddings":
         return outputs["embedding_output"]
     if feature_layers == "second_to_last":
@@ -71,10 +72,7 @@ def select_layers(outputs, feature_layers):
         return ops.sum(ops.stack(layers[-4:]), axis=0)
     if feature_layers == "concat_last_four":
         return ops.concatenate(layers[-4:], axis=-1)
-    if feature_layers == "sum_all":
-        return ops.sum(ops.stack(layers), axis=0)
-    raise ValueError(f"--feature_layers={feature_layers!r}: choose one of "
-                     f"{', '.join(FEATURE_LAYERS)}")
+    return ops.sum(ops.stack(layers), axis=0)  # "sum_all"
 
 
 def feature_width(hidden_size, feature_layers):
