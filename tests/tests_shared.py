@@ -1,8 +1,10 @@
 """Helpers shared by tests: the shared data folder, tiny random encoder inputs, CPU flags files,
-root scripts run in process, bench scripts."""
+root scripts run in process or watched in a process of their own, bench scripts."""
 
 import os
 import pathlib
+import re
+import time
 
 import numpy as np
 import pytest
@@ -185,3 +187,26 @@ def write_cpuinfo(folder, flags, cpus=2):
     path.write_text("".join(f"processor\t: {i}\nmodel name\t: Some CPU\nflags\t\t: {flags}\n\n"
                             for i in range(cpus)))
     return str(path)
+
+
+def wait_for_line(log_path, pattern, process, seconds=240):
+    """Polls `log_path` (a running `process`'s stderr) until `pattern` is in it; the match."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        assert process.poll() is None, open(log_path).read()[-3000:]
+        match = re.search(pattern, open(log_path).read())
+        if match:
+            return match
+        time.sleep(0.05)
+    raise AssertionError(f"no {pattern!r} in {seconds} s: {open(log_path).read()[-3000:]}")
+
+
+def steps_per_call(trainer):
+    """The list that each later training call of `trainer` appends its step count to."""
+    counts, record = [], trainer.call_sizes.record
+
+    def counting(steps, seconds, building):
+        counts.append(steps)
+        record(steps, seconds, building)
+    trainer.call_sizes.record = counting
+    return counts

@@ -85,8 +85,9 @@ def define_runtime_flags():
                       "GPU, the optimizer update). Default: the faster by measurement: "
                       "everything on a GPU or TPU; on a CPU, evaluation and prediction for "
                       "hidden size <= 256, training never.")
-    flags.DEFINE_integer("steps_per_execution", None, "Training steps per tf.function call "
-                         "and progress line (default: --iterations_per_loop).", lower_bound=1)
+    flags.DEFINE_integer("steps_per_execution", None, "The most training steps per "
+                         "tf.function call and progress line (default: --iterations_per_loop); "
+                         "on one machine a call also ends after about 10 s.", lower_bound=1)
     flags.DEFINE_string("export_dir", None, "Also write a self-contained SavedModel here "
                         "at the end of training.")
 

@@ -1,4 +1,4 @@
-"""The `tf.distribute` strategy a run asks for, and who its chief is.
+"""The `tf.distribute` strategy a run asks for, who its chief is, and how many processes.
 
 `--distribution_strategy` picks one of:
 
@@ -104,3 +104,20 @@ def is_chief(strategy):
         return True
     has_chief = "chief" in resolver.cluster_spec().as_dict()
     return resolver.task_type == "worker" and resolver.task_id == 0 and not has_chief
+
+
+def in_one_process(strategy):
+    """True where one process drives every replica: all but multi-worker training.
+
+    A TPU's hosts are driven by the one process that made the strategy; a
+    `MultiWorkerMirroredStrategy` without a cluster in `TF_CONFIG` is one
+    worker.
+
+    >>> in_one_process(tf.distribute.get_strategy())
+    True
+    """
+    resolver = getattr(strategy, "cluster_resolver", None)
+    if resolver is None or isinstance(strategy, tf.distribute.TPUStrategy):
+        return True
+    cluster = resolver.cluster_spec().as_dict()
+    return sum(len(cluster.get(job, ())) for job in ("chief", "worker")) <= 1

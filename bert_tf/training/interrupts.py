@@ -9,11 +9,12 @@ signals only set `received`; `Trainer.train` looks at it after every
 resumes from that checkpoint.
 
 The check happens between calls, so the delay after a signal is at most
-one call: `steps_per_execution` optimizer steps (each of
-`gradient_accumulation_steps` micro-batches), plus writing the checkpoint.
-Keep `steps_per_execution` small enough for the grace period of the
-scheduler (Kubernetes and most clouds give 30 s before SIGKILL). A second
-Ctrl-C stops at once (KeyboardInterrupt), for when that is too long.
+one call plus writing the checkpoint. In one process a call lasts about
+10 s (`call_sizes`), within the grace period of most schedulers
+(Kubernetes and most clouds give 30 s before SIGKILL); under multi-worker
+training it is `steps_per_execution` optimizer steps, so keep that small
+enough. A second Ctrl-C stops at once (KeyboardInterrupt), for when that
+is too long.
 
 Handlers can only be installed from the main thread; elsewhere `StopSignals`
 does nothing and the signals keep their usual effect.

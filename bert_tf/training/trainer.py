@@ -13,8 +13,10 @@ A task supplies a Keras model, a Keras optimizer (both made inside
 input functions (`input_context -> tf.data.Dataset` of feature dicts);
 the trainer does the rest:
 
-* several steps per `tf.function` call (`steps_per_execution`), each step
-  consuming `gradient_accumulation_steps` micro-batches;
+* several steps per `tf.function` call, each step consuming
+  `gradient_accumulation_steps` micro-batches: at most `steps_per_execution`,
+  and in one process only what fits in about `max_call_seconds`
+  (`call_sizes`), so progress lines and stop signals come that often;
 * a checkpoint in `output_dir` every `save_checkpoints_steps` steps and at
   the end (`trainer.checkpoints`, a `run_checkpoints.RunCheckpoints`:
   resuming, and never overwriting a checkpoint this run did not write);
@@ -48,6 +50,7 @@ import tensorflow as tf
 from absl import logging
 
 from bert_tf.training import compilation, distribution
+from bert_tf.training.call_sizes import MAX_CALL_SECONDS, CallSizes
 from bert_tf.training.interrupts import StopSignals, TrainingInterrupted, TrainingStopped
 from bert_tf.training.objective import metric_values
 from bert_tf.training.progress import Progress
@@ -72,7 +75,10 @@ class Trainer:
         global_batch_size: examples per optimizer step (all replicas, all
             micro-batches), for the sequences/s figure.
         gradient_accumulation_steps: micro-batches per optimizer step.
-        steps_per_execution: training steps per `tf.function` call.
+        steps_per_execution: the most training steps per `tf.function` call.
+        max_call_seconds: where one process drives the strategy, calls end
+            after about this long (`call_sizes`); None: every call runs
+            `steps_per_execution` steps.
         save_checkpoints_steps: checkpoint period in steps.
         clip_norm: global gradient norm to clip to (None: no clipping).
         jit_compile: XLA-compile each replica's forward and backward pass.
@@ -87,10 +93,10 @@ class Trainer:
 
     def __init__(self, model, optimizer, objective, strategy, output_dir, global_batch_size,
                  gradient_accumulation_steps=1, steps_per_execution=1,
+                 max_call_seconds=MAX_CALL_SECONDS,
                  save_checkpoints_steps=1000, clip_norm=1.0, jit_compile=False,
                  eval_jit_compile=None, update_jit_compile=None, max_checkpoints_to_keep=5):
         for name, value in (("gradient_accumulation_steps", gradient_accumulation_steps),
-                            ("steps_per_execution", steps_per_execution),
                             ("save_checkpoints_steps", save_checkpoints_steps)):
             if value < 1:
                 raise ValueError(f"{name} must be at least 1, got {value}")
@@ -101,7 +107,9 @@ class Trainer:
         self.output_dir = output_dir
         self.global_batch_size = global_batch_size
         self.accumulation = gradient_accumulation_steps
-        self.steps_per_execution = steps_per_execution
+        self.call_sizes = CallSizes(
+            steps_per_execution,
+            max_call_seconds if distribution.in_one_process(strategy) else None)
         self.save_checkpoints_steps = save_checkpoints_steps
         self.is_chief = distribution.is_chief(strategy)
         with strategy.scope():
@@ -187,7 +195,7 @@ class Trainer:
         with StopSignals() as signals:
             while step < num_steps and not signals.received:
                 next_save = (step // self.save_checkpoints_steps + 1) * self.save_checkpoints_steps
-                count = min(self.steps_per_execution, num_steps - step, next_save - step)
+                count = min(self.call_sizes.next_call(), num_steps - step, next_save - step)
                 start = time.time()
                 # The first call builds the step (tracing, XLA): say so, since nothing shows.
                 first_call = self.train_steps.experimental_get_tracing_count() == 0
@@ -195,10 +203,11 @@ class Trainer:
                     logging.info("building the training step: tracing%s; the first call takes "
                                  "longer", " and XLA compilation" if self.jit_compile else "")
                 done, loss_sum, metrics, last_loss = self.train_steps(iterator, tf.constant(count))
+                done = int(done)
+                self.call_sizes.record(done, time.time() - start, building=first_call)
                 if first_call:
                     logging.info("the first call of the training step took %.1f s, building "
                                  "included", time.time() - start)
-                done = int(done)
                 step += done
                 if done < count:
                     progress.close()

@@ -7,28 +7,17 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 
 import pytest
 import tensorflow as tf
 
 from bert_tf.training.interrupts import TrainingInterrupted
 from bert_tf.training.run_dir import OutputDirInUseError, OutputDirLock
+from tests_shared import wait_for_line
 from training.pretraining_runs import environment
 from training.tiny_training import dataset_fn, make_trainer
 
 RUN_SCRIPT = os.path.join(os.path.dirname(__file__), "tiny_training_run.py")
-
-
-def _wait_for(path, pattern, process, seconds=240):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        assert process.poll() is None, open(path).read()[-3000:]
-        match = re.search(pattern, open(path).read())
-        if match:
-            return match
-        time.sleep(0.05)
-    raise AssertionError(f"no {pattern!r} in {seconds} s: {open(path).read()[-3000:]}")
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +30,7 @@ def terminated_run(tmp_path_factory):
         process = subprocess.Popen([sys.executable, RUN_SCRIPT, output_dir, "100000"],
                                    stdout=subprocess.DEVNULL, stderr=stderr, env=environment())
     try:
-        _wait_for(log, r"step 3/100000 loss=", process)
+        wait_for_line(log, r"step 3/100000 loss=", process)
         try:
             OutputDirLock(output_dir).__enter__()
             second = None

@@ -43,12 +43,17 @@ def dataset_fn(repeat=True, transform=None):
 
 def make_trainer(output_dir, policy="float32", causal=False, learning_rate=1e-3, config=CONFIG,
                  **kwargs):
-    """A Trainer of a tiny pretraining model (default: 3 steps per call, a checkpoint every 2)."""
+    """A Trainer of a tiny pretraining model (default: 3 steps per call, a checkpoint every 2).
+
+    Calls keep their sizes (`max_call_seconds=None`), so tests can count them;
+    test_call_sizes.py runs the time-bounded ones.
+    """
     strategy = tf.distribute.get_strategy()
     with precision.dtype_policy(policy):
         model = BertPretrainer(config, nsp=not causal, causal=causal)
     optimizer = create_optimizer(learning_rate, num_train_steps=20, num_warmup_steps=2,
                                  loss_scale=precision.needs_loss_scaling(policy))
-    kwargs = dict(dict(steps_per_execution=3, save_checkpoints_steps=2), **kwargs)
+    kwargs = dict(dict(steps_per_execution=3, save_checkpoints_steps=2, max_call_seconds=None),
+                  **kwargs)
     return Trainer(model, optimizer, pretraining_objective(not causal), strategy,
                    str(output_dir), global_batch_size=BATCH, **kwargs)
