@@ -13,6 +13,8 @@ import difflib
 import json
 import os
 
+from bert_tf.atomic_files import write_text
+
 # Activations the encoder understands. "gelu" is the original's tanh
 # approximation; "gelu_exact" is the erf form that HuggingFace calls "gelu".
 SUPPORTED_ACTIVATIONS = ("gelu", "gelu_exact", "relu", "tanh", "swish")
@@ -221,5 +223,4 @@ class BertConfig:
         return json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n"
 
     def to_json_file(self, path):
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(self.to_json_string())
+        write_text(path, self.to_json_string())

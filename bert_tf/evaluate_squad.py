@@ -15,6 +15,7 @@ line, v2.0 indented), or written to `--out-file`.
 import argparse
 import json
 
+from bert_tf.atomic_files import write_text
 from bert_tf.tasks import squad_data
 from bert_tf.tasks import squad_scoring
 
@@ -85,8 +86,7 @@ def main(argv=None):
         parser.exit(2, f"error: {error}\n")
     indent = 2 if "total" in report else None
     if args.out_file:
-        with open(args.out_file, "w", encoding="utf-8") as f:
-            json.dump(report, f)
+        write_text(args.out_file, json.dumps(report))
     else:
         print(json.dumps(report, indent=indent))
 

@@ -8,7 +8,7 @@ label, and a repeated label (which would silently add a class) is an error.
 
 import os
 
-import tensorflow as tf
+from bert_tf.atomic_files import write_text
 
 LABELS_FILE = "labels.txt"
 
@@ -48,5 +48,5 @@ def read_labels(path):
 
 def write_labels(labels, output_dir):
     """Writes `labels.txt`: the class names in id order (a single `score` for regression)."""
-    with tf.io.gfile.GFile(os.path.join(output_dir, LABELS_FILE), "w") as f:
-        f.write("".join(f"{label}\n" for label in (labels or ("score",))))
+    write_text(os.path.join(output_dir, LABELS_FILE),
+               "".join(f"{label}\n" for label in (labels or ("score",))))

@@ -16,6 +16,7 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
+from bert_tf.atomic_files import temporary_name
 from bert_tf.checkpoints.name_map import encoder_names, tf1_variable_map
 
 CHECKPOINT_BASENAME = "bert_model.ckpt"
@@ -173,7 +174,7 @@ def save_tf1_checkpoint(model, prefix):
         tensors.append(value.T if refs[name].transposed else value)
     directory = os.path.dirname(os.path.abspath(prefix))
     os.makedirs(directory, exist_ok=True)
-    temp = f"{prefix}.tmp-{os.getpid()}"
+    temp = temporary_name(prefix)
     try:
         tf.raw_ops.SaveV2(prefix=temp, tensor_names=names, shape_and_slices=[""] * len(names),
                           tensors=tensors)

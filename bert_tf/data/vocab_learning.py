@@ -30,6 +30,7 @@ import collections
 import tensorflow as tf
 from absl import logging
 
+from bert_tf.atomic_files import write_text
 from bert_tf.data import wordpiece_learner
 from bert_tf.data.input_files import check_text_file, expand_input_patterns
 from bert_tf.tokenization.graph_basic_tokenizer import GraphBasicTokenizer
@@ -156,5 +157,4 @@ def _drop_rarest_pieces(vocab, size, num_reserved):
 
 def write_vocab(vocab, path):
     """Writes one token per line, as the original's vocab.txt."""
-    with tf.io.gfile.GFile(path, "w") as f:
-        f.write("".join(token + "\n" for token in vocab))
+    write_text(path, "".join(token + "\n" for token in vocab))

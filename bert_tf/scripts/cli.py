@@ -3,13 +3,17 @@
 Expected failures (a bad flag, file, data or checkpoint: `ValueError`,
 `OSError`, a non-finite loss, corrupt data, a stop on a signal) print one
 line that names the flag, file or line, without a traceback, as the last
-line of stderr; `--verbose` adds the traceback. Exit codes: 2 for usage
-errors (flags that cannot work, including flag parsing), 128 + N after a
-stop on signal N (the checkpoint is saved; rerun to resume), 1 for
-everything else that went wrong, 0 on success.
+line of stderr; `--verbose` adds the traceback. So does a Ctrl-C outside
+training (reading data, predicting, exporting) or a second one during it,
+which ends the run where it is: files are written whole or not at all.
+Exit codes: 2 for usage errors (flags that cannot work, including flag
+parsing), 128 + N after a stop on signal N (a stop in training saves a
+checkpoint; rerun to resume), 1 for everything else that went wrong, 0 on
+success.
 """
 
 import logging
+import signal
 import sys
 import traceback
 
@@ -90,5 +94,8 @@ def run_main(run, program, required=()):
         except EXPECTED_ERRORS as error:
             # A stop on SIGTERM/SIGINT exits 128 + the signal, as the shell reports it.
             _fail(program, error, getattr(error, "exit_code", ERROR_EXIT_CODE))
+        except KeyboardInterrupt as interrupt:
+            interrupt.message = "interrupted by SIGINT (Ctrl-C)"
+            _fail(program, interrupt, 128 + signal.SIGINT)
 
     app.run(main, flags_parser=_parse_flags(program))

@@ -11,8 +11,8 @@ import functools
 import os
 
 import numpy as np
-import tensorflow as tf
 
+from bert_tf.atomic_files import write_text
 from bert_tf.tasks.losses import classification_objective, cross_entropy
 from bert_tf.tasks.metrics import glue_metrics
 from bert_tf.tasks.prediction import probabilities
@@ -68,9 +68,7 @@ def write_test_results(path, logits, is_regression=False):
     [0.25, 0.75]
     """
     rows = logits[:, :1] if is_regression else probabilities(logits)
-    with tf.io.gfile.GFile(path, "w") as f:
-        for row in rows:
-            f.write("\t".join(str(float(v)) for v in row) + "\n")
+    write_text(path, "".join("\t".join(str(float(v)) for v in row) + "\n" for row in rows))
 
 
 class LogitsPerExampleTask(Task):

@@ -10,13 +10,15 @@ import os
 
 import numpy as np
 
+from bert_tf.atomic_files import temporary_name
+
 
 class _AtomicFile:
     """Base of the writers: a temporary file renamed on a clean `close`."""
 
     def __init__(self, path):
         self.path = path
-        self.temp_path = f"{path}.tmp-{os.getpid()}"
+        self.temp_path = temporary_name(path)
 
     def __enter__(self):
         return self

@@ -25,9 +25,9 @@ import os
 
 import keras
 import numpy as np
-import tensorflow as tf
 from keras import ops
 
+from bert_tf.atomic_files import write_text
 from bert_tf.checkpoints import export_original
 from bert_tf.modeling import BertEncoder
 from bert_tf.modeling.classifier import build_token_classifier
@@ -258,8 +258,7 @@ class NerTask(Task):
     def write_tags(self, path, outputs, split):
         """Writes `word gold predicted` lines of the split's sentences to `path`."""
         lines = conll_data.prediction_lines(split.sentences, self.predicted_tags(outputs, split))
-        with tf.io.gfile.GFile(path, "w") as f:
-            f.write("".join(lines))
+        write_text(path, "".join(lines))
 
     def write_predictions(self, outputs, examples, output_dir):
         """`test_predictions.txt` (for conlleval) and `test_results.txt` (our entity scores)."""

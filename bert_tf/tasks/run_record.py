@@ -13,6 +13,7 @@ import os
 
 from absl import logging
 
+from bert_tf.atomic_files import write_text
 from bert_tf.errors import UsageError
 from bert_tf.training.resume import original_checkpoint, training_checkpoints
 
@@ -109,5 +110,4 @@ def check_run_record(output_dir, task, options, train_steps):
     elif latest:
         logging.warning("resuming %s, whose run recorded no options (%s missing)", latest, path)
     else:
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump(new, f, indent=2, sort_keys=True)
+        write_text(path, json.dumps(new, indent=2, sort_keys=True))

@@ -24,6 +24,7 @@ import os
 from absl import logging
 import numpy as np
 
+from bert_tf.atomic_files import write_text
 from bert_tf.tokenization import BasicTokenizer
 
 PREDICTION_FILES = ("predictions.json", "nbest_predictions.json", "null_odds.json")
@@ -216,6 +217,5 @@ def write_prediction_files(output_dir, predictions, nbest, null_odds):
         outputs.pop()
     for name, content in outputs:
         path = os.path.join(output_dir, name)
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(json.dumps(content, indent=4) + "\n")
+        write_text(path, json.dumps(content, indent=4) + "\n")
         logging.info("wrote %s", path)

@@ -27,6 +27,7 @@ import tensorflow as tf
 from absl import logging
 from keras import ops
 
+from bert_tf.atomic_files import temporary_name, write_text
 from bert_tf.errors import UsageError
 from bert_tf.tasks.batching import batched_columns
 from bert_tf.training.compilation import encoder_hidden_size, use_xla
@@ -126,7 +127,7 @@ def cached_features(path, make_extractor, columns, batch_size, key):
     extractor = make_extractor()
     lengths = columns["input_mask"].sum(axis=1)
     width = extractor.output.shape[-1]
-    temp = f"{path}.tmp-{os.getpid()}.npy"
+    temp = temporary_name(path) + ".npy"
     rows = np.lib.format.open_memmap(temp, mode="w+", dtype=np.float32,
                                      shape=(int(lengths.sum()), width))
     # reduce_retracing: the last, shorter batch of a split reuses the trace.
@@ -143,9 +144,7 @@ def cached_features(path, make_extractor, columns, batch_size, key):
     rows.flush()
     del rows
     os.replace(temp, path)
-    with open(key_path + ".tmp", "w") as f:
-        json.dump(key, f)
-    os.replace(key_path + ".tmp", key_path)
+    write_text(key_path, json.dumps(key))
     logging.info("%s: computed features of %d windows", path, window)
     return np.load(path, mmap_mode="r")
 

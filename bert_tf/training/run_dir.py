@@ -14,12 +14,12 @@ build several trainers on one folder in one process. In a multi-worker run
 only the chief takes it: the workers share the folder by design.
 
 Writers in this package write under a temporary name and rename when done:
-`NAME.tmp-PID*` (original-format checkpoints, prediction files),
-`NAME.incomplete-PID` (TFRecord writers) and TensorFlow's own
-`ckpt-N_temp/` folders of training checkpoints. A writer killed mid-write
-leaves these behind (tens of MB each for a BERT checkpoint).
-`remove_leftovers` deletes the ones whose process is gone; under the lock no
-other run can be writing in the folder.
+`NAME.tmp-PID*` (`atomic_files`: results, predictions, features, labels,
+configs, original-format checkpoints), `NAME.incomplete-PID` (TFRecord
+writers) and TensorFlow's own `ckpt-N_temp/` folders of training
+checkpoints. A writer killed mid-write leaves these behind (tens of MB each
+for a BERT checkpoint). `remove_leftovers` deletes the ones whose process is
+gone; under the lock no other run can be writing in the folder.
 """
 
 import datetime

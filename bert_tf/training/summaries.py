@@ -3,6 +3,8 @@
 import tensorflow as tf
 from tensorflow.core.framework import summary_pb2
 
+from bert_tf.atomic_files import write_text
+
 # `tf.summary.scalar` lives in the tensorboard package, which TensorFlow no
 # longer installs; its events are `tf.summary.write` calls tagged for the
 # "scalars" plugin, which TensorBoard reads as it reads its own.
@@ -37,6 +39,4 @@ def write_eval_results(path, results):
     global_step = 20
     loss = 1.5
     """
-    with tf.io.gfile.GFile(path, "w") as f:
-        for key in sorted(results):
-            f.write(f"{key} = {results[key]}\n")
+    write_text(path, "".join(f"{key} = {results[key]}\n" for key in sorted(results)))

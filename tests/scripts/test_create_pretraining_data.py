@@ -1,10 +1,13 @@
 """create_pretraining_data.py from the command line, as users of the original run it."""
 
 import os
+import signal
+import subprocess
+import sys
 
 import tensorflow as tf
 
-from tests_shared import run_script, shared_path
+from tests_shared import REPO, run_script, shared_path, wait_for_line
 
 
 def _run(*flags):
@@ -64,3 +67,29 @@ def test_an_output_over_the_input_is_refused_in_one_line(tmp_path, uncased_vocab
     assert "Traceback" not in result.stderr
     assert os.listdir(tmp_path) == ["corpus.txt"]
     assert text.read_bytes() == shared_path("corpus", "sample_text.txt").read_bytes()
+
+
+def test_ctrl_c_ends_with_one_line_and_leaves_the_earlier_output(tmp_path, uncased_vocab_file):
+    """A real SIGINT while records are made: exit 130, no traceback, nothing half-written."""
+    output = tmp_path / "out.tfrecord"
+    output.write_bytes(b"an earlier run's records")
+    log = tmp_path / "stderr.txt"
+    with open(log, "w") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, str(REPO / "create_pretraining_data.py"),
+             f"--input_file={shared_path('corpus', 'gutenberg_pretrain.txt')}",
+             f"--output_file={output}", f"--vocab_file={uncased_vocab_file}",
+             "--dupe_factor=20"], stdout=subprocess.DEVNULL, stderr=stderr)
+    try:
+        wait_for_line(log, r"read \d+ documents", process)
+        process.send_signal(signal.SIGINT)
+        returncode = process.wait(timeout=120)
+    finally:
+        process.kill()
+    text = log.read_text()
+    assert returncode == 128 + signal.SIGINT, text[-3000:]
+    assert text.strip().splitlines()[-1] == (
+        "create_pretraining_data: error: interrupted by SIGINT (Ctrl-C)")
+    assert "Traceback" not in text
+    assert output.read_bytes() == b"an earlier run's records"
+    assert sorted(os.listdir(tmp_path)) == ["out.tfrecord", "stderr.txt"]

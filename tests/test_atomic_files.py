@@ -1,0 +1,26 @@
+"""Files appear whole or not at all; a failed write leaves what was there."""
+
+import os
+
+import pytest
+import tensorflow as tf
+
+from bert_tf.atomic_files import write_text
+
+
+def test_a_write_over_an_earlier_file_replaces_it_whole(tmp_path):
+    path = tmp_path / "eval_results.txt"
+    path.write_text("loss = 9.0\n")
+    write_text(str(path), "loss = 1.5\nglobal_step = 20\n")
+    assert path.read_text() == "loss = 1.5\nglobal_step = 20\n"
+    assert os.listdir(tmp_path) == ["eval_results.txt"]
+
+
+def test_a_failed_rename_leaves_the_target_and_no_temporary_file(tmp_path):
+    target = tmp_path / "predictions.json"
+    target.mkdir()
+    (target / "kept.txt").write_text("earlier")
+    with pytest.raises((OSError, tf.errors.OpError)):
+        write_text(str(target), "{}\n")
+    assert sorted(os.listdir(tmp_path)) == ["predictions.json"]
+    assert (target / "kept.txt").read_text() == "earlier"
