@@ -3,12 +3,13 @@
 Classifiers return one logits tensor, span models a pair of start and end
 logits, encoders a dict of every layer: `predict` concatenates each leaf of
 the output structure over the batches and gives numpy back, in dataset
-order.
+order, with a progress line about every 10 s (`BatchProgress`).
 """
 
 import numpy as np
 import tensorflow as tf
 
+from bert_tf.training.batch_progress import BatchProgress
 from bert_tf.training.steps import model_inputs
 
 
@@ -37,9 +38,15 @@ def predict(model, dataset, jit_compile=False):
     """
     forward = tf.function(lambda batch: model(model_inputs(model, batch), training=False),
                           jit_compile=jit_compile, autograph=False)
-    batches = [tf.nest.map_structure(lambda t: t.numpy(), forward(batch)) for batch in dataset]
+    cardinality = int(dataset.cardinality())
+    progress = BatchProgress("predicting", cardinality if cardinality >= 0 else None)
+    batches = []
+    for batch in dataset:
+        batches.append(tf.nest.map_structure(lambda t: t.numpy(), forward(batch)))
+        progress.advance()
     if not batches:
         raise ValueError("nothing to predict: the dataset is empty")
+    progress.close()
     return tf.nest.map_structure(lambda *leaves: np.concatenate(leaves), *batches)
 
 

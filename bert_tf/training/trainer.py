@@ -28,7 +28,8 @@ the trainer does the rest:
 * a progress bar on a terminal, else log lines (step, loss, metrics,
   learning rate, sequences/s), and TensorBoard scalars in
   `output_dir/train` (chief only); the first call, which builds the step
-  (tracing, XLA compilation), is announced before it starts and timed.
+  (tracing, XLA compilation), is announced before it starts and timed;
+  evaluation logs its batches about every 10 s (`batch_progress`).
 
 The trainer does not lock `output_dir`: the runner holds
 `run_dir.OutputDirLock` around the whole run (see `run_dir`).
@@ -50,6 +51,7 @@ import tensorflow as tf
 from absl import logging
 
 from bert_tf.training import compilation, distribution
+from bert_tf.training.batch_progress import BatchProgress
 from bert_tf.training.call_sizes import MAX_CALL_SECONDS, CallSizes
 from bert_tf.training.interrupts import StopSignals, TrainingInterrupted, TrainingStopped
 from bert_tf.training.objective import metric_values
@@ -267,7 +269,7 @@ class Trainer:
             lambda value: self.strategy.reduce("SUM", value, axis=None), values)
 
     def evaluate(self, dataset_fn, max_steps=None):
-        """Evaluates on up to `max_steps` batches of a finite dataset.
+        """Evaluates on up to `max_steps` batches of a finite dataset, logging its progress.
 
         Returns:
             `{"global_step", "loss" (mean over batches), each metric}`;
@@ -276,6 +278,7 @@ class Trainer:
         dataset = self.strategy.distribute_datasets_from_function(dataset_fn)
         loss_sum, batches = 0.0, 0
         sums = {name: np.zeros(2) for name in self.objective.metric_names}
+        progress = BatchProgress("evaluating", max_steps)
         for batch in dataset:
             if max_steps is not None and batches >= max_steps:
                 break
@@ -284,9 +287,11 @@ class Trainer:
             batches += 1
             for name, value in metrics.items():
                 sums[name] += value.numpy()
+            progress.advance()
         if not batches:
             raise ValueError("evaluation dataset yielded no batch (fewer examples than "
                              "eval_batch_size?)")
+        progress.close()
         step = int(self.global_step.numpy())
         results = {"global_step": step, "loss": loss_sum / batches, **metric_values(sums)}
         write_scalars(self._summary_writer("eval"), step,
