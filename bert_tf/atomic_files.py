@@ -22,10 +22,15 @@ def temporary_name(path):
 
 
 def write_text(path, text):
-    """Writes `text` (UTF-8) to `path` (local or any `tf.io.gfile` file system) whole.
+    """Writes `text` (UTF-8) to `path` whole: a local file, or a URL (`gs://...`).
 
-    On any failure, Ctrl-C included, the temporary file is removed and a
-    file already at `path` is left as it was.
+    Local files need no TensorFlow (`config.py` and the SQuAD scorer write
+    with this); a URL is written with `tf.io.gfile`. On any failure, Ctrl-C
+    included, the temporary file is removed and a file already at `path` is
+    left as it was.
+
+    Raises:
+        OSError: naming `path` (not the temporary name) and the reason.
 
     >>> import tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "eval_results.txt")
@@ -33,16 +38,31 @@ def write_text(path, text):
     >>> open(path).read()
     'loss = 1.5\\n'
     """
-    # Imported here: config.py writes with this module and imports no TensorFlow, so that
-    # the runners can import TensorFlow quietly first (bert_tf/scripts/__init__.py).
-    import tensorflow as tf
-
     temp = temporary_name(path)
+    tf = _tensorflow() if "://" in path else None
     try:
-        with tf.io.gfile.GFile(temp, "w") as f:
-            f.write(text)
-        tf.io.gfile.rename(temp, path, overwrite=True)
-    except BaseException:
-        if tf.io.gfile.exists(temp):
+        if tf:
+            with tf.io.gfile.GFile(temp, "w") as f:
+                f.write(text)
+            tf.io.gfile.rename(temp, path, overwrite=True)
+        else:
+            with open(temp, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(temp, path)
+    except BaseException as error:
+        if tf and tf.io.gfile.exists(temp):
             tf.io.gfile.remove(temp)
+        elif not tf and os.path.exists(temp):
+            os.remove(temp)
+        if isinstance(error, OSError):
+            raise OSError(f"cannot write {path}: {error.strerror or error}") from None
+        if tf and isinstance(error, tf.errors.OpError):
+            # TensorFlow says "NAME; reason", naming the temporary file.
+            raise OSError(f"cannot write {path}: {error.message.split('; ')[-1]}") from None
         raise
+
+
+def _tensorflow():
+    """TensorFlow, imported only when a URL is written."""
+    import tensorflow as tf
+    return tf

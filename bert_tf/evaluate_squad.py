@@ -82,13 +82,12 @@ def main(argv=None):
     try:
         report = evaluate(args.data_file, args.pred_file, args.na_prob_file,
                           args.na_prob_thresh)
+        if args.out_file:
+            write_text(args.out_file, json.dumps(report))
     except (ValueError, OSError) as error:
         parser.exit(2, f"error: {error}\n")
-    indent = 2 if "total" in report else None
-    if args.out_file:
-        write_text(args.out_file, json.dumps(report))
-    else:
-        print(json.dumps(report, indent=indent))
+    if not args.out_file:
+        print(json.dumps(report, indent=2 if "total" in report else None))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,6 @@
 import os
 
 import pytest
-import tensorflow as tf
 
 from bert_tf.atomic_files import write_text
 
@@ -20,7 +19,23 @@ def test_a_failed_rename_leaves_the_target_and_no_temporary_file(tmp_path):
     target = tmp_path / "predictions.json"
     target.mkdir()
     (target / "kept.txt").write_text("earlier")
-    with pytest.raises((OSError, tf.errors.OpError)):
+    with pytest.raises(OSError, match=rf"^cannot write {target}: .*directory"):
         write_text(str(target), "{}\n")
     assert sorted(os.listdir(tmp_path)) == ["predictions.json"]
     assert (target / "kept.txt").read_text() == "earlier"
+
+
+def test_a_missing_folder_is_named_by_the_file_asked_for(tmp_path):
+    path = tmp_path / "missing" / "results.txt"
+    with pytest.raises(OSError, match=rf"^cannot write {path}: No such file or directory$"):
+        write_text(str(path), "x")
+
+
+def test_a_url_is_written_through_tensorflows_file_systems():
+    """`ram://`, TensorFlow's in-memory file system, stands in for gs://."""
+    import tensorflow as tf
+    path = "ram://atomic_files_test/results.txt"
+    write_text(path, "first\n")
+    write_text(path, "second\n")
+    assert tf.io.gfile.GFile(path).read() == "second\n"
+    assert tf.io.gfile.listdir("ram://atomic_files_test/") == ["results.txt"]
