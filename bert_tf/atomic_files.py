@@ -5,11 +5,16 @@ truncated file under the name a user or the next run reads, nor destroy
 the file an earlier run wrote there. Every writer of the package therefore
 writes `NAME.tmp-PID` beside `NAME` and renames it over `NAME` when it is
 complete; on one file system the rename is atomic. What a killed writer
-leaves behind is removed by the next run in that folder
-(`training.run_dir.remove_leftovers`).
+leaves behind (`left_by_dead_writer`) is removed by the next run in that
+folder (`training.run_dir.remove_leftovers`) or the next export to that
+place (`serving.export`).
 """
 
 import os
+import re
+
+# `NAME.tmp-PID`, `NAME.tmp-PID.index`, `NAME.incomplete-PID`: group 1 is the PID.
+_TEMPORARY_NAME = re.compile(r"\.(?:tmp|incomplete)-(\d+)(?:\.|$)")
 
 
 def temporary_name(path):
@@ -19,6 +24,29 @@ def temporary_name(path):
     True
     """
     return f"{path}.tmp-{os.getpid()}"
+
+
+def _process_alive(pid):
+    """True if a process `pid` exists on this host (ours or another user's)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def left_by_dead_writer(name):
+    """True for a temporary name (`temporary_name`, TFRecords' `.incomplete-PID`) of a
+    process that has gone.
+
+    >>> left_by_dead_writer("predictions.json.tmp-999999999"), left_by_dead_writer(
+    ...     temporary_name("predictions.json")), left_by_dead_writer("predictions.json")
+    (True, False, False)
+    """
+    match = _TEMPORARY_NAME.search(name)
+    return bool(match) and not _process_alive(int(match.group(1)))
 
 
 def write_text(path, text):

@@ -32,25 +32,14 @@ import sys
 
 from absl import logging
 
+from bert_tf.atomic_files import left_by_dead_writer
+
 LOCK_NAME = ".lock"
-# `NAME.tmp-PID`, `NAME.tmp-PID.index`, `NAME.incomplete-PID`: group 1 is the PID.
-_TEMPORARY_FILE = re.compile(r"\.(?:tmp|incomplete)-(\d+)(?:\.|$)")
 _CHECKPOINT_TEMP_FOLDER = re.compile(r"^ckpt-\d+_temp$")
 
 
 class OutputDirInUseError(OSError):
     """Another run holds the lock of the output folder."""
-
-
-def process_alive(pid):
-    """True if a process `pid` exists on this host (ours or another user's)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def remove_leftovers(folder):
@@ -83,8 +72,7 @@ def remove_leftovers(folder):
                 shutil.rmtree(path, ignore_errors=True)
                 removed.append(path)
             continue
-        match = _TEMPORARY_FILE.search(name)
-        if match and not process_alive(int(match.group(1))):
+        if left_by_dead_writer(name):
             os.remove(path)
             removed.append(path)
     for path in removed:

@@ -48,11 +48,15 @@ def test_classify_text_exports_once_and_matches_the_model(classifier_folder, tmp
 
 def test_export_savedmodel_writes_what_the_flags_say(classifier_folder, tmp_path,
                                                     uncased_vocab_file):
+    # Staging folders of earlier exports there: a killed one's goes, a live one's stays.
+    (tmp_path / "served.tmp-999999999" / "variables").mkdir(parents=True)
+    (tmp_path / "served.tmp-1").mkdir()  # process 1 is always alive
     result = run_script("export_savedmodel.py", "--kind=encoder",
                         f"--model_dir={classifier_folder[0]}/bert_model.ckpt",
                         f"--export_dir={tmp_path / 'served'}", "--max_seq_length=24",
                         "--do_lower_case=false")
     assert result.returncode == 0, result.stderr[-3000:]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["served", "served.tmp-1"]
     served = tf.saved_model.load(str(tmp_path / "served"))
     metadata = served.signatures["metadata"]()
     assert metadata["kind"].numpy() == b"encoder"
