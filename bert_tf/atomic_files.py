@@ -6,12 +6,16 @@ the file an earlier run wrote there. Every writer of the package therefore
 writes `NAME.tmp-PID` beside `NAME` and renames it over `NAME` when it is
 complete; on one file system the rename is atomic. What a killed writer
 leaves behind (`left_by_dead_writer`) is removed by the next run in that
-folder (`training.run_dir.remove_leftovers`) or the next export to that
-place (`serving.export`).
+folder (`training.run_dir.remove_leftovers`), or by the next writer of the
+same name (`remove_left_behind`: exports, NER's feature caches, which are
+large).
 """
 
 import os
 import re
+import shutil
+
+from absl import logging
 
 # `NAME.tmp-PID`, `NAME.tmp-PID.index`, `NAME.incomplete-PID`: group 1 is the PID.
 _TEMPORARY_NAME = re.compile(r"\.(?:tmp|incomplete)-(\d+)(?:\.|$)")
@@ -47,6 +51,29 @@ def left_by_dead_writer(name):
     """
     match = _TEMPORARY_NAME.search(name)
     return bool(match) and not _process_alive(int(match.group(1)))
+
+
+def remove_left_behind(path):
+    """Removes the temporary files or folders that killed writers of `path` left beside it.
+
+    >>> import tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "train.npy")
+    >>> for name in (path + ".tmp-999999999.npy", temporary_name(path)):
+    ...     _ = open(name, "w")
+    >>> [os.path.basename(p) for p in remove_left_behind(path)]
+    ['train.npy.tmp-999999999.npy']
+    """
+    parent, name = os.path.split(os.path.abspath(path))
+    removed = []
+    for sibling in sorted(os.listdir(parent)) if os.path.isdir(parent) else ():
+        if sibling.startswith(f"{name}.") and left_by_dead_writer(sibling):
+            removed.append(os.path.join(parent, sibling))
+            if os.path.isdir(removed[-1]):
+                shutil.rmtree(removed[-1], ignore_errors=True)
+            else:
+                os.remove(removed[-1])
+            logging.info("removed %s, left behind by an interrupted writer", removed[-1])
+    return removed
 
 
 def write_text(path, text):

@@ -12,9 +12,8 @@ import shutil
 import tempfile
 
 import tensorflow as tf
-from absl import logging
 
-from bert_tf.atomic_files import left_by_dead_writer, temporary_name
+from bert_tf.atomic_files import remove_left_behind, temporary_name
 from bert_tf.modeling.xla_elementwise import without_xla
 from bert_tf.serving import sources
 from bert_tf.serving.classifier_export import ClassifierServing
@@ -137,12 +136,7 @@ def _save(module, export_dir):
     Staging folders of earlier exports to `export_dir` whose process was
     killed (hundreds of MB for BERT-Base) are removed first.
     """
-    parent, name = os.path.split(os.path.abspath(export_dir))
-    for sibling in os.listdir(parent) if os.path.isdir(parent) else ():
-        if sibling.startswith(f"{name}.tmp-") and left_by_dead_writer(sibling):
-            shutil.rmtree(os.path.join(parent, sibling), ignore_errors=True)
-            logging.info("removed %s, left behind by an interrupted export",
-                         os.path.join(parent, sibling))
+    remove_left_behind(export_dir)
     staging = temporary_name(export_dir)
     shutil.rmtree(staging, ignore_errors=True)
     try:

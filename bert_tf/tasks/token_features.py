@@ -27,9 +27,10 @@ import tensorflow as tf
 from absl import logging
 from keras import ops
 
-from bert_tf.atomic_files import temporary_name, write_text
+from bert_tf.atomic_files import remove_left_behind, temporary_name, write_text
 from bert_tf.errors import UsageError
 from bert_tf.tasks.batching import batched_columns
+from bert_tf.training.batch_progress import BatchProgress
 from bert_tf.training.compilation import encoder_hidden_size, use_xla
 
 FEATURE_LAYERS = ("embeddings", "second_to_last", "last", "sum_last_four",
@@ -124,6 +125,7 @@ def cached_features(path, make_extractor, columns, batch_size, key):
         logging.info("%s: cached features were computed from other inputs; recomputing", path)
     if os.path.exists(key_path):
         os.remove(key_path)
+    remove_left_behind(path)  # a killed computation's features: gigabytes for CoNLL's train
     extractor = make_extractor()
     lengths = columns["input_mask"].sum(axis=1)
     width = extractor.output.shape[-1]
@@ -136,16 +138,19 @@ def cached_features(path, make_extractor, columns, batch_size, key):
                           jit_compile=use_xla(None, encoder_hidden_size(extractor), False,
                                               extractor.compute_dtype))
     inputs = {name: columns[name] for name in ENCODER_INPUTS}
+    progress = BatchProgress(f"{path}: computing the features of {len(lengths)} windows",
+                             total=-(-len(lengths) // batch_size))
     row = window = 0
     for batch in batched_columns(inputs, len(lengths), batch_size):
         for features in forward(batch).numpy():
             rows[row:row + lengths[window]] = features[:lengths[window]]
             row, window = row + lengths[window], window + 1
+        progress.advance()
     rows.flush()
     del rows
     os.replace(temp, path)
     write_text(key_path, json.dumps(key))
-    logging.info("%s: computed features of %d windows", path, window)
+    progress.close()
     return np.load(path, mmap_mode="r")
 
 

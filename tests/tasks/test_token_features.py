@@ -67,6 +67,7 @@ def test_cache_is_reused_only_for_the_same_inputs(uncased_vocab_file, tmp_path):
     first = token_features.feature_extractor(_tiny_encoder(1), "last")
     second = token_features.feature_extractor(_tiny_encoder(2), "last")
     key = token_features.fingerprint("ckpt-1", "last", columns)
+    (tmp_path / "dev.npy.tmp-999999999.npy").write_bytes(b"a killed run's half")
     computed = np.array(token_features.cached_features(path, lambda: first, columns, 5, key))
     # Same fingerprint: the file is read back, no encoder is even asked for.
     reused = token_features.cached_features(
@@ -79,6 +80,7 @@ def test_cache_is_reused_only_for_the_same_inputs(uncased_vocab_file, tmp_path):
     mask = columns["input_mask"].astype(bool)
     np.testing.assert_allclose(recomputed, np.asarray(second(
         {k: columns[k] for k in token_features.ENCODER_INPUTS}))[mask], atol=1e-5)
+    # The killed run's half was removed before computing.
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dev.npy", "dev.npy.json"]
     with pytest.raises(ValueError, match="--feature_layers='middle'"):
         token_features.feature_extractor(_tiny_encoder(1), "middle")
