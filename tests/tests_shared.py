@@ -138,10 +138,16 @@ def load_bench(name):
 
 
 def _forget_loaded_flags():
-    """Deletes the absl flags that bench scripts and runner scripts defined (not `--verbose`)."""
+    """Deletes the absl flags that bench scripts and runner scripts defined (not `--verbose`).
+
+    That includes the flags bench helpers define for them (`round_robin`'s
+    `--threads`): absl files a flag under the module whose code defined it.
+    """
     from absl import flags
+    bench_helpers = {path.stem for path in (REPO / "bench").glob("*.py")}
     for module, defined in list(flags.FLAGS.flags_by_module_dict().items()):
-        if module.startswith(("bench.", "bert_tf.scripts.")) and module != "bert_tf.scripts.cli":
+        if (module.startswith(("bench.", "bert_tf.scripts.")) or module in bench_helpers) and (
+                module != "bert_tf.scripts.cli"):
             for flag in list(defined):
                 if flag.name in flags.FLAGS:
                     delattr(flags.FLAGS, flag.name)
