@@ -3,9 +3,9 @@
 Expected failures (a bad flag, file, data or checkpoint: `ValueError`,
 `OSError`, a non-finite loss, corrupt data, a stop on a signal) print one
 line that names the flag, file or line, without a traceback, as the last
-line of stderr; `--verbose` adds the traceback. So does a Ctrl-C outside
-training (reading data, predicting, exporting) or a second one during it,
-which ends the run where it is: files are written whole or not at all.
+line of stderr; `--verbose` adds the traceback. A Ctrl-C outside training
+(reading data, predicting, exporting), or a second one during it, ends the
+run where it is with one such line; files are written whole or not at all.
 Exit codes: 2 for usage errors (flags that cannot work, including flag
 parsing), 128 + N after a stop on signal N (a stop in training saves a
 checkpoint; rerun to resume), 1 for everything else that went wrong, 0 on

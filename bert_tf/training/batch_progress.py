@@ -61,7 +61,7 @@ class BatchProgress:
     def line(self):
         """The state now, as one line."""
         rate = self._rate()
-        if self.total is None:
+        if self.total is None or not self.done:
             return f"{self.what}: {self.done} batches, {rate:.3g} batches/s"
         left = (self.total - self.done) / rate
         return (f"{self.what}: {self.done}/{self.total} batches "
