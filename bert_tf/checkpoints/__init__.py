@@ -14,7 +14,7 @@ from bert_tf.checkpoints.tf1 import (
 )
 
 __all__ = [
-    "CHECKPOINT_BASENAME", "READ_ERRORS", "CheckpointError", "LoadReport", "WeightRef", "config_beside",
-    "export_original", "hf_name", "is_huggingface", "load_hf_safetensors",
+    "CHECKPOINT_BASENAME", "READ_ERRORS", "CheckpointError", "LoadReport", "WeightRef",
+    "config_beside", "export_original", "hf_name", "is_huggingface", "load_hf_safetensors",
     "load_tf1_checkpoint", "resolve_config", "restore", "save_tf1_checkpoint", "tf1_variable_map",
 ]

@@ -205,11 +205,11 @@ class Trainer:
                     logging.info("building the training step: tracing%s; the first call takes "
                                  "longer", " and XLA compilation" if self.jit_compile else "")
                 done, loss_sum, metrics, last_loss = self.train_steps(iterator, tf.constant(count))
-                done = int(done)
-                self.call_sizes.record(done, time.time() - start, building=first_call)
+                done, seconds = int(done), time.time() - start
+                self.call_sizes.record(done, seconds, building=first_call)
                 if first_call:
                     logging.info("the first call of the training step took %.1f s, building "
-                                 "included", time.time() - start)
+                                 "included", seconds)
                 step += done
                 if done < count:
                     progress.close()
