@@ -18,17 +18,16 @@ and warns, naming file and line, about a sentence too long for one example.
 """
 
 import collections
-import time
 from typing import Callable, Iterable, Iterator, List, NamedTuple, Tuple
 
 import tensorflow as tf
 from absl import logging
 
 from bert_tf.data.pretraining_instances import Document
+from bert_tf.work_progress import WorkProgress
 
 _READ_CHUNK = 1 << 24
 _MAX_WARNINGS_PER_FILE = 5
-_PROGRESS_SECONDS = 10.0
 
 
 class TextDocument(NamedTuple):
@@ -138,12 +137,11 @@ def tokenize_documents(documents: List[TextDocument],
     """
     sentences = [sentence for document in documents for sentence in document.sentences]
     ids = []
-    last_report = time.monotonic()
+    progress = WorkProgress("tokenizing", total=len(sentences), unit="sentences")
     for start in range(0, len(sentences), batch_size):
-        ids.extend(tokenize_lines(sentences[start:start + batch_size]))
-        if time.monotonic() - last_report > _PROGRESS_SECONDS:
-            last_report = time.monotonic()
-            logging.info("tokenized %d of %d sentences", len(ids), len(sentences))
+        batch = sentences[start:start + batch_size]
+        ids.extend(tokenize_lines(batch))
+        progress.advance(len(batch))
     result, position = [], 0
     too_long = collections.Counter()
     for document in documents:

@@ -13,7 +13,6 @@ mode's workers start in a fraction of a second and stay small.
 
 import dataclasses
 import random
-import time
 from typing import List, Mapping, Sequence
 
 from absl import logging
@@ -23,9 +22,7 @@ from bert_tf.data.masking import MaskedLmMasker
 from bert_tf.data.pretraining_instances import Document, InstanceMaker
 from bert_tf.data.pretraining_options import PretrainingDataOptions
 from bert_tf.data.random_draws import shuffle
-
-_PROGRESS_SECONDS = 10.0
-
+from bert_tf.work_progress import WorkProgress
 
 @dataclasses.dataclass
 class RunSummary:
@@ -91,16 +88,14 @@ class RecordMaker:
         self._check_no_special_ids(documents)
         shuffle(documents, rng)
         records = []
-        last_report = time.monotonic()
-        for dupe in range(self.dupe_factor):
+        progress = WorkProgress(f"making instances, {self.dupe_factor} passes",
+                                total=self.dupe_factor * len(documents), unit="documents")
+        for _ in range(self.dupe_factor):
             for index in range(len(documents)):
                 for instance in self.instance_maker.from_document(documents, index, rng):
                     records.append(self.encoder.encode(instance))
                     summary.num_random_next += instance.is_random_next
-                if time.monotonic() - last_report > _PROGRESS_SECONDS:
-                    last_report = time.monotonic()
-                    logging.info("pass %d/%d, document %d/%d: %d instances", dupe + 1,
-                                 self.dupe_factor, index + 1, len(documents), len(records))
+                progress.advance()
         shuffle(records, rng)
         summary.num_documents += len(documents)
         summary.num_sentences += sum(map(len, documents))

@@ -26,7 +26,9 @@ tensorflow-text's on real text; `bench/vocab_learning_speed.py` times both.
 """
 
 import collections
+import math
 
+from absl import logging
 from tensorflow_text.tools.wordpiece_vocab import wordpiece_tokenizer_learner_lib as tf_text
 
 JOINER = "##"
@@ -98,6 +100,8 @@ def _bisect_threshold(vocab_for, lower, upper, vocab_size):
     while True:
         threshold = (upper + lower) // 2
         vocab = vocab_for(threshold)
+        logging.info("pieces counted at least %d times: %d entries (wanted %d-%d)",
+                     threshold, len(vocab), math.ceil(vocab_size - slack), vocab_size)
         if (vocab_size - slack <= len(vocab) <= vocab_size or lower >= upper
                 or threshold <= 1):
             return vocab

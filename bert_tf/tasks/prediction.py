@@ -3,14 +3,14 @@
 Classifiers return one logits tensor, span models a pair of start and end
 logits, encoders a dict of every layer: `predict` concatenates each leaf of
 the output structure over the batches and gives numpy back, in dataset
-order, with a progress line about every 10 s (`BatchProgress`).
+order, with a progress line about every 10 s (`WorkProgress`).
 """
 
 import numpy as np
 import tensorflow as tf
 
-from bert_tf.training.batch_progress import BatchProgress
 from bert_tf.training.steps import model_inputs
+from bert_tf.work_progress import WorkProgress
 
 
 def predict(model, dataset, jit_compile=False):
@@ -39,7 +39,7 @@ def predict(model, dataset, jit_compile=False):
     forward = tf.function(lambda batch: model(model_inputs(model, batch), training=False),
                           jit_compile=jit_compile, autograph=False)
     cardinality = int(dataset.cardinality())
-    progress = BatchProgress("predicting", cardinality if cardinality >= 0 else None)
+    progress = WorkProgress("predicting", cardinality if cardinality >= 0 else None)
     batches = []
     for batch in dataset:
         batches.append(tf.nest.map_structure(lambda t: t.numpy(), forward(batch)))

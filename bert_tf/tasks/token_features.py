@@ -30,8 +30,8 @@ from keras import ops
 from bert_tf.atomic_files import remove_left_behind, temporary_name, write_text
 from bert_tf.errors import UsageError
 from bert_tf.tasks.batching import batched_columns
-from bert_tf.training.batch_progress import BatchProgress
 from bert_tf.training.compilation import encoder_hidden_size, use_xla
+from bert_tf.work_progress import WorkProgress
 
 FEATURE_LAYERS = ("embeddings", "second_to_last", "last", "sum_last_four",
                   "concat_last_four", "sum_all")
@@ -138,8 +138,8 @@ def cached_features(path, make_extractor, columns, batch_size, key):
                           jit_compile=use_xla(None, encoder_hidden_size(extractor), False,
                                               extractor.compute_dtype))
     inputs = {name: columns[name] for name in ENCODER_INPUTS}
-    progress = BatchProgress(f"{path}: computing the features of {len(lengths)} windows",
-                             total=-(-len(lengths) // batch_size))
+    progress = WorkProgress(f"{path}: computing the features of {len(lengths)} windows",
+                            total=-(-len(lengths) // batch_size))
     row = window = 0
     for batch in batched_columns(inputs, len(lengths), batch_size):
         for features in forward(batch).numpy():

@@ -20,10 +20,12 @@ Every worker of a multi-worker strategy must run the same steps in a call
 there the sizes are fixed: `max_seconds=None`.
 """
 
-# A call's time in one process: progress and stop signals every 10 s or so
-# (schedulers wait 30 s before SIGKILL), while the boundary's host work
-# (bench/call_boundary.py) stays a negligible share.
-MAX_CALL_SECONDS = 10.0
+from bert_tf.work_progress import REPORT_SECONDS
+
+# A call's time in one process: progress and stop signals as often as other
+# long work reports (schedulers wait 30 s before SIGKILL), while the
+# boundary's host work (bench/call_boundary.py) stays a negligible share.
+MAX_CALL_SECONDS = REPORT_SECONDS
 
 
 class CallSizes:

@@ -29,7 +29,7 @@ the trainer does the rest:
   learning rate, sequences/s), and TensorBoard scalars in
   `output_dir/train` (chief only); the first call, which builds the step
   (tracing, XLA compilation), is announced before it starts and timed;
-  evaluation logs its batches about every 10 s (`batch_progress`).
+  evaluation logs its batches about every 10 s (`bert_tf.work_progress`).
 
 The trainer does not lock `output_dir`: the runner holds
 `run_dir.OutputDirLock` around the whole run (see `run_dir`).
@@ -51,7 +51,6 @@ import tensorflow as tf
 from absl import logging
 
 from bert_tf.training import compilation, distribution
-from bert_tf.training.batch_progress import BatchProgress
 from bert_tf.training.call_sizes import MAX_CALL_SECONDS, CallSizes
 from bert_tf.training.interrupts import StopSignals, TrainingInterrupted, TrainingStopped
 from bert_tf.training.objective import metric_values
@@ -59,6 +58,7 @@ from bert_tf.training.progress import Progress
 from bert_tf.training.run_checkpoints import RunCheckpoints
 from bert_tf.training.steps import StepFunctions
 from bert_tf.training.summaries import write_scalars
+from bert_tf.work_progress import WorkProgress
 
 
 class NonFiniteLossError(TrainingStopped):
@@ -278,7 +278,7 @@ class Trainer:
         dataset = self.strategy.distribute_datasets_from_function(dataset_fn)
         loss_sum, batches = 0.0, 0
         sums = {name: np.zeros(2) for name in self.objective.metric_names}
-        progress = BatchProgress("evaluating", max_steps)
+        progress = WorkProgress("evaluating", max_steps)
         for batch in dataset:
             if max_steps is not None and batches >= max_steps:
                 break

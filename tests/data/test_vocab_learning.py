@@ -128,3 +128,15 @@ def test_a_binary_file_is_refused(tmp_path):
         writer.write(b"some text")
     with pytest.raises(ValueError, match="corpus.tfrecord: not a text file"):
         vocab_learning.count_words(str(records))
+
+
+def test_counting_reports_the_megabytes_it_read(tmp_path, caplog):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("Grüße aus Köln.\nZürich 東京\n" * 40000, encoding="utf-8")
+    with caplog.at_level("INFO"):
+        counts = vocab_learning.count_words(str(corpus))
+    assert counts["koln"] == counts["東"] == 40000  # accents stripped, CJK split
+    closing = [r.getMessage() for r in caplog.records
+               if r.getMessage().startswith("counting words: ")]
+    megabytes = corpus.stat().st_size / 1e6  # bytes, not characters: 1.32, not 1.08
+    assert len(closing) == 1 and closing[0].startswith(f"counting words: {megabytes:.3g} MB in ")

@@ -5,7 +5,7 @@ import numpy as np
 import tensorflow as tf
 
 from bert_tf.tasks.prediction import predict
-from bert_tf.training.batch_progress import BatchProgress
+from bert_tf.work_progress import WorkProgress
 from training.tiny_training import dataset_fn, make_trainer
 
 
@@ -15,10 +15,10 @@ def _lines(caplog, what):
 
 def test_a_line_per_interval_with_share_and_time_left_where_the_total_is_known(caplog):
     with caplog.at_level("INFO"):
-        every_batch = BatchProgress("predicting", total=4, every_seconds=0)
+        every_batch = WorkProgress("predicting", total=4, every_seconds=0)
         for _ in range(4):
             every_batch.advance()
-        rarely = BatchProgress("evaluating", total=None, every_seconds=3600)
+        rarely = WorkProgress("evaluating", total=None, every_seconds=3600)
         for _ in range(3):
             rarely.advance()
         rarely.close()
