@@ -1,0 +1,89 @@
+"""docs/ARCHITECTURE.md's import rules, checked on every module's imports.
+
+The picture there says who may import whom; this test reads each module's
+`import` statements (function-level ones too) and fails on any import the
+picture does not allow, so the picture stays true as the code grows.
+"""
+
+import ast
+import pathlib
+
+import pytest
+
+PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "bert_tf"
+
+# Modules beside `config` that anyone may import.
+BESIDE_CONFIG = {"config", "errors", "atomic_files", "work_progress", "cpu_features"}
+# What each layer may import besides itself and BESIDE_CONFIG.
+MAY_IMPORT = {
+    "scripts": {"tasks", "serving", "training", "modeling", "tokenization", "data",
+                "checkpoints"},
+    "tasks": {"serving", "training", "modeling", "tokenization", "data", "checkpoints"},
+    "serving": {"modeling", "tokenization", "checkpoints"},
+    "training": {"modeling", "checkpoints"},
+    "checkpoints": {"modeling"},
+    "data": {"tokenization"},
+    "tokenization": set(),
+    "modeling": set(),
+}
+# The few that stand apart: the package's own entry and the SQuAD scorer's command line.
+LAYER_OF_TOP_MODULE = {"__init__": "scripts", "evaluate_squad": "scripts"}
+# `modeling` imports only `config` and `cpu_features`, and TensorFlow only in these.
+MODELING_WITH_TENSORFLOW = {"dropout", "fused_activation", "token_dense", "xla_elementwise"}
+
+
+def _layer(parts):
+    """The layer of a module named by its parts below `bert_tf`."""
+    if len(parts) > 1 or parts[0] in MAY_IMPORT:
+        return parts[0]
+    return LAYER_OF_TOP_MODULE.get(parts[0], parts[0])
+
+
+def _imports(path):
+    """The dotted names each import statement of `path` reaches, split into parts."""
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            for alias in node.names:
+                yield node.module.split(".") + [alias.name]
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name.split(".")
+
+
+def _wrong_imports(path, parts):
+    """The imports of `path`, the module `bert_tf.<parts>`, that the picture forbids."""
+    source = _layer(parts)
+    if source == "config":
+        allowed = {"config", "atomic_files"}  # writing a bert_config.json
+    elif source in BESIDE_CONFIG:
+        allowed = {source}
+    elif source == "modeling":
+        allowed = {"modeling", "config", "cpu_features"}
+    else:
+        allowed = MAY_IMPORT[source] | {source} | BESIDE_CONFIG
+    return [".".join(name) for name in _imports(path)
+            if name[0] == "bert_tf" and _layer(name[1:]) not in allowed]
+
+
+MODULES = sorted(PACKAGE.rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_point_down_only(path):
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    assert not _wrong_imports(path, parts), "see docs/ARCHITECTURE.md"
+
+
+def test_tensorflow_in_modeling_only_where_the_picture_says():
+    with_tensorflow = {path.stem for path in (PACKAGE / "modeling").glob("*.py")
+                       if any(name[0] == "tensorflow" for name in _imports(path))}
+    assert with_tensorflow == MODELING_WITH_TENSORFLOW
+
+
+def test_imports_inside_functions_and_of_whole_packages_are_caught(tmp_path):
+    module = tmp_path / "bad.py"
+    module.write_text("from bert_tf import tasks\n\n\ndef load():\n"
+                      "    from bert_tf.data.readers import pretraining_dataset\n")
+    assert _wrong_imports(module, ("training", "bad")) == [
+        "bert_tf.tasks", "bert_tf.data.readers.pretraining_dataset"]
+    assert _wrong_imports(module, ("scripts", "bad")) == []
