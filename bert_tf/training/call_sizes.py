@@ -16,8 +16,9 @@ the first clean measurement, run one step each. What the model computes does
 not depend on where the calls end.
 
 Every worker of a multi-worker strategy must run the same steps in a call
-(each step reduces across them), and each would measure its own times, so
-there the sizes are fixed: `max_seconds=None`.
+(each step reduces across them), and each measures its own times: there
+each worker's `next_call` is a proposal, and all run the fewest proposed
+(`worker_agreement`).
 """
 
 from bert_tf.work_progress import REPORT_SECONDS

@@ -9,12 +9,12 @@ signals only set `received`; `Trainer.train` looks at it after every
 resumes from that checkpoint.
 
 The check happens between calls, so the delay after a signal is at most
-one call plus writing the checkpoint. In one process a call lasts about
-10 s (`call_sizes`), within the grace period of most schedulers
-(Kubernetes and most clouds give 30 s before SIGKILL); under multi-worker
-training it is `steps_per_execution` optimizer steps, so keep that small
-enough. A second Ctrl-C stops at once (KeyboardInterrupt), for when that
-is too long.
+one call plus writing the checkpoint. A call lasts about 10 s
+(`call_sizes`), within the grace period of most schedulers (Kubernetes and
+most clouds give 30 s before SIGKILL). Under multi-worker training a
+signal to one worker stops them all at the same step
+(`worker_agreement`), each with the same exit code. A second Ctrl-C stops
+at once (KeyboardInterrupt), for when that is too long.
 
 Handlers can only be installed from the main thread; elsewhere `StopSignals`
 does nothing and the signals keep their usual effect.
@@ -33,6 +33,9 @@ class TrainingStopped(RuntimeError):
 class TrainingInterrupted(TrainingStopped):
     """A SIGTERM or SIGINT stopped training; a checkpoint of the step reached was written.
 
+    The signal came to this process, or (`by_another_worker`) to another
+    worker of the same multi-worker run.
+
     Attributes:
         signal_name: "SIGTERM" or "SIGINT".
         step: the global step saved.
@@ -40,11 +43,12 @@ class TrainingInterrupted(TrainingStopped):
             process ended by that signal.
     """
 
-    def __init__(self, signal_number, step, checkpoint):
+    def __init__(self, signal_number, step, checkpoint, by_another_worker=False):
         self.signal_name = signal.Signals(signal_number).name
         self.step = step
         self.exit_code = 128 + signal_number
-        super().__init__(f"{self.signal_name} received: stopped at step {step} and saved "
+        by = " by another worker" if by_another_worker else ""
+        super().__init__(f"{self.signal_name} received{by}: stopped at step {step} and saved "
                          f"{checkpoint}; rerun the same command to resume from there")
 
 

@@ -58,6 +58,7 @@ from bert_tf.training.progress import Progress
 from bert_tf.training.run_checkpoints import RunCheckpoints
 from bert_tf.training.steps import StepFunctions
 from bert_tf.training.summaries import write_scalars
+from bert_tf.training.worker_agreement import WorkerAgreement
 from bert_tf.work_progress import WorkProgress
 
 
@@ -109,9 +110,8 @@ class Trainer:
         self.output_dir = output_dir
         self.global_batch_size = global_batch_size
         self.accumulation = gradient_accumulation_steps
-        self.call_sizes = CallSizes(
-            steps_per_execution,
-            max_call_seconds if distribution.in_one_process(strategy) else None)
+        self.call_sizes = CallSizes(steps_per_execution, max_call_seconds)
+        self.workers = WorkerAgreement(strategy)
         self.save_checkpoints_steps = save_checkpoints_steps
         self.is_chief = distribution.is_chief(strategy)
         with strategy.scope():
@@ -193,11 +193,15 @@ class Trainer:
         iterator = iter(dataset)
         writer = self._summary_writer("train")
         progress = Progress(num_steps)
-        step, results = int(self.global_step.numpy()), {}
+        step, results, stop_signal = int(self.global_step.numpy()), {}, 0
         with StopSignals() as signals:
-            while step < num_steps and not signals.received:
+            while step < num_steps:
                 next_save = (step // self.save_checkpoints_steps + 1) * self.save_checkpoints_steps
-                count = min(self.call_sizes.next_call(), num_steps - step, next_save - step)
+                count, stop_signal = self.workers.agree(
+                    min(self.call_sizes.next_call(), num_steps - step, next_save - step),
+                    signals.received or 0)
+                if stop_signal:
+                    break
                 start = time.time()
                 # The first call builds the step (tracing, XLA): say so, since nothing shows.
                 first_call = self.train_steps.experimental_get_tracing_count() == 0
@@ -220,9 +224,12 @@ class Trainer:
                              done * self.global_batch_size / (time.time() - start))
                 if step % self.save_checkpoints_steps == 0 or step == num_steps:
                     self.checkpoints.save()
-            if signals.received:
+            if not stop_signal:  # one that came during the last call
+                _, stop_signal = self.workers.agree(0, signals.received or 0)
+            if stop_signal:
                 progress.close()
-                error = TrainingInterrupted(signals.received, step, self.checkpoints.save())
+                error = TrainingInterrupted(stop_signal, step, self.checkpoints.save(),
+                                            by_another_worker=not signals.received)
                 logging.warning("%s", error)
                 raise error
         return results
