@@ -6,9 +6,9 @@
 `--model_dir` is a `run_classifier.py` output folder (bert_model.ckpt,
 bert_config.json, vocab.txt, labels.txt): on first use it is exported as a
 classifier SavedModel (see docs/SERVING.md) to `<model_dir>/saved_model`
-(or `--export_dir`), with `--max_seq_length` and `--do_lower_case`, and the
-export is reused while it is newer than the checkpoint and was made with
-the same flags. `--export_dir` alone classifies with an existing export.
+(or `--export_dir`), with the `--max_seq_length` and `--do_lower_case` it
+was trained with (run.json) unless given, and the export is reused while
+it is newer than the checkpoint and was made with the same settings. `--export_dir` alone classifies with an existing export.
 Prints the predicted label and the probability of each label (the score,
 for a regression model).
 """
@@ -22,6 +22,7 @@ from absl import flags
 from bert_tf import serving
 from bert_tf.errors import UsageError
 from bert_tf.scripts import cli
+from bert_tf.scripts.trained_settings import settings
 
 CACHE_NAME = "saved_model"
 # What the export depends on in a run_classifier.py output folder.
@@ -33,8 +34,10 @@ flags.DEFINE_string("export_dir", None, "Classifier SavedModel to use; with --mo
                     f"where to export it (default: <model_dir>/{CACHE_NAME}).")
 flags.DEFINE_multi_string("text", None, "Text to classify (repeat for several).")
 flags.DEFINE_multi_string("text_b", None, "Second text of each pair, for pair tasks.")
-flags.DEFINE_integer("max_seq_length", 128, "Sequence length after WordPiece (export).")
-flags.DEFINE_bool("do_lower_case", True, "Lower-case the input, uncased models (export).")
+flags.DEFINE_integer("max_seq_length", 128, "Sequence length after WordPiece (export; "
+                     "default: as trained, else 128).")
+flags.DEFINE_bool("do_lower_case", None, "Lower-case the input (export; default: as trained, "
+                  "else the vocabulary's casing).")
 
 
 def load_classifier(model_dir=None, export_dir=None, max_seq_length=128, do_lower_case=True):
@@ -101,8 +104,14 @@ def run():
         raise UsageError("give one --text_b for each --text")
     if not (FLAGS.model_dir or FLAGS.export_dir):
         raise UsageError("give --model_dir or --export_dir")
-    served = load_classifier(FLAGS.model_dir, FLAGS.export_dir, FLAGS.max_seq_length,
-                             FLAGS.do_lower_case)
+    if FLAGS.model_dir:
+        chosen = settings(FLAGS, FLAGS.model_dir, ("max_seq_length", "do_lower_case"))
+        served = load_classifier(FLAGS.model_dir, FLAGS.export_dir, chosen["max_seq_length"],
+                                 chosen["do_lower_case"])
+    else:
+        cli.refuse_unused_flags(("max_seq_length", "do_lower_case"), "with --model_dir "
+                                "(an export holds its own)")
+        served = load_classifier(export_dir=FLAGS.export_dir)
     labels = [label.decode() for label in _made_with(served)["labels"]]
     outputs = classify(served, FLAGS.text, FLAGS.text_b)
     for index, text in enumerate(FLAGS.text):

@@ -11,26 +11,36 @@ for each [MASK]; needs the pretraining heads), `classifier`
 (run_classifier.py), `span_qa` (run_squad.py: question + context ->
 answer; pass the --max_seq_length and SQuAD flags it was trained with) and
 `ner` (run_ner.py --mode=fine_tune: text -> entities with character
-offsets; pass its --max_seq_length).
+offsets).
 The export holds the vocabulary, casing, sequence length and labels, so
-clients pass only text.
+clients pass only text. Flags left out take the values the model was
+trained with, from the `run.json` our runners write beside it
+(`--do_lower_case`, `--max_seq_length`, and for span_qa `--doc_stride`,
+`--max_query_length` and `--version_2_with_negative`); without one, the
+casing is the vocabulary's (capitals in it: a cased model).
 """
 
 from absl import flags, logging
 
 from bert_tf import serving
 from bert_tf.scripts import cli
+from bert_tf.scripts.trained_settings import settings
 
 FLAGS = flags.FLAGS
 SPAN_FLAGS = ("doc_stride", "max_query_length", "n_best_size", "max_answer_length",
               "version_2_with_negative", "null_score_diff_threshold")
+# What run.json records and an export should match (span_qa: also its windows).
+TRAINED_FLAGS = ("do_lower_case", "max_seq_length")
+TRAINED_SPAN_FLAGS = ("doc_stride", "max_query_length", "version_2_with_negative")
 flags.DEFINE_enum("kind", None, sorted(serving.KINDS), "What the export answers.")
 flags.DEFINE_string("model_dir", None, "Checkpoint folder (or prefix) to export.")
 flags.DEFINE_string("export_dir", None, "Where to write the SavedModel (an existing "
                     "SavedModel there is replaced).")
 flags.DEFINE_string("vocab_file", None, "Vocabulary (default: vocab.txt of --model_dir).")
-flags.DEFINE_integer("max_seq_length", 128, "Length texts are packed and truncated to.")
-flags.DEFINE_bool("do_lower_case", True, "Lower-case the input (uncased models).")
+flags.DEFINE_integer("max_seq_length", 128, "Length texts are packed and truncated to "
+                     "(default: as trained, else 128).")
+flags.DEFINE_bool("do_lower_case", None, "Lower-case the input (default: as trained, else "
+                  "the vocabulary's casing).")
 flags.DEFINE_integer("top_k", 5, "Tokens returned for each [MASK] (masked_lm).")
 flags.DEFINE_integer("doc_stride", 128, "span_qa: pieces between context window starts.")
 flags.DEFINE_integer("max_query_length", 64, "span_qa: question pieces kept.")
@@ -51,11 +61,13 @@ def run():
         cli.refuse_unused_flags(("top_k",), "with --kind=masked_lm")
     if FLAGS.kind != "span_qa":
         cli.refuse_unused_flags(SPAN_FLAGS, "with --kind=span_qa")
+    names = TRAINED_FLAGS + (TRAINED_SPAN_FLAGS if FLAGS.kind == "span_qa" else ())
+    chosen = settings(FLAGS, FLAGS.model_dir, names, FLAGS.vocab_file)
+    span_options = {name: chosen.get(name, FLAGS[name].value) for name in SPAN_FLAGS}
     serving.export(FLAGS.kind, FLAGS.model_dir, FLAGS.export_dir,
-                   vocab_file=FLAGS.vocab_file, max_seq_length=FLAGS.max_seq_length,
-                   do_lower_case=FLAGS.do_lower_case, top_k=FLAGS.top_k,
-                   span_options={name: FLAGS[name].value for name in SPAN_FLAGS},
-                   jit_compile=FLAGS.jit_compile)
+                   vocab_file=FLAGS.vocab_file, max_seq_length=chosen["max_seq_length"],
+                   do_lower_case=chosen["do_lower_case"], top_k=FLAGS.top_k,
+                   span_options=span_options, jit_compile=FLAGS.jit_compile)
     logging.info("wrote the %s SavedModel to %s", FLAGS.kind, FLAGS.export_dir)
 
 

@@ -64,6 +64,23 @@ def _differences(old, new, prefix=""):
             yield f"{prefix}{key}: {a!r} in the recorded run, {b!r} now"
 
 
+def recorded_run(folder):
+    """The run recorded in `folder` (its `run.json`, parsed), or None where there is none.
+
+    Raises:
+        UsageError: the record is there but does not read.
+    """
+    path = os.path.join(folder, RECORD_FILE)
+    if not os.path.exists(path):
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError) as error:
+        raise UsageError(f"{path}: unreadable run record ({error}); delete it to "
+                         "use the checkpoints beside it anyway") from None
+
+
 def check_run_record(output_dir, task, options, train_steps):
     """Refuses to resume another run; records a new one; says what an evaluation scores.
 
@@ -76,14 +93,7 @@ def check_run_record(output_dir, task, options, train_steps):
     checkpoints = training_checkpoints(output_dir) or (
         [(None, original_checkpoint(output_dir))] if original_checkpoint(output_dir) else [])
     latest = checkpoints[0][1] if checkpoints else None
-    recorded = None
-    if os.path.exists(path):
-        try:
-            with open(path, encoding="utf-8") as f:
-                recorded = json.load(f)
-        except (OSError, ValueError) as error:
-            raise UsageError(f"{path}: unreadable run record ({error}); delete it to "
-                             "resume the checkpoints beside it anyway") from None
+    recorded = recorded_run(output_dir)
     if not options.do_train:
         if latest:
             logging.info("scoring %s (of the run recorded in %s)", latest,

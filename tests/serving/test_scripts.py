@@ -121,3 +121,61 @@ def test_a_folder_with_only_training_checkpoints_is_one_error_line(classifier_fo
                                max_to_keep=1).save(checkpoint_number=3)
     result = run_script("classify_text.py", f"--model_dir={folder}", "--text=hello")
     _one_error_line(result, "classify_text", "ckpt-3: a training checkpoint (for resuming)")
+
+
+def _metadata(export_dir):
+    metadata = tf.saved_model.load(str(export_dir)).signatures["metadata"]()
+    return {key: value.numpy().item() for key, value in metadata.items()
+            if key not in ("bert_config", "kind", "labels")}
+
+
+def test_exports_read_text_as_the_model_was_trained(classifier_folder, tmp_path,
+                                                    uncased_vocab_file):
+    """Flags left out come from run.json; without one, the casing is the vocabulary's."""
+    import json
+
+    folder = tmp_path / "cased_run"
+    shutil.copytree(classifier_folder[0], folder)
+    (folder / "run.json").write_text(json.dumps(
+        {"task": {"task": "ner", "do_lower_case": False, "max_seq_length": 24}}))
+    result = run_script("export_savedmodel.py", "--kind=encoder", f"--model_dir={folder}",
+                        f"--export_dir={tmp_path / 'served'}")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert _metadata(tmp_path / "served") == {"max_seq_length": 24, "do_lower_case": False,
+                                              "jit_compile": False}
+    # Against the recorded casing: refused before anything is written.
+    result = run_script("classify_text.py", f"--model_dir={folder}", "--do_lower_case=true",
+                        "--text=hello")
+    assert result.returncode == 2
+    _one_error_line(result, "classify_text", "trained with --do_lower_case=False (run.json)")
+    assert not (folder / "saved_model").exists()
+
+    # No run.json (an original release folder): a vocabulary with capitals is a cased model's.
+    release = tmp_path / "cased_release"
+    shutil.copytree(classifier_folder[0], release)
+    vocab = (release / "vocab.txt").read_text().splitlines()
+    vocab[vocab.index("john")] = "John"
+    (release / "vocab.txt").write_text("\n".join(vocab) + "\n")
+    result = run_script("classify_text.py", f"--model_dir={release}", "--max_seq_length=16",
+                        "--text=hello")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert _metadata(release / "saved_model")["do_lower_case"] is False
+
+    # A SQuAD 2.0 run: its windows and null answers too.
+    squad = tmp_path / "squad_run"
+    shutil.copytree(classifier_folder[0], squad)
+    (squad / "run.json").write_text(json.dumps({"task": {
+        "task": "squad", "do_lower_case": True, "max_seq_length": 40, "doc_stride": 7,
+        "max_query_length": 9, "version_2_with_negative": True}}))
+    from bert_tf.checkpoints import export_original
+    from bert_tf.config import BertConfig
+    from bert_tf.modeling import build_span_model
+    config = BertConfig.from_json_file(str(squad / "bert_config.json"))
+    export_original(build_span_model(config), config, uncased_vocab_file, str(squad))
+    result = run_script("export_savedmodel.py", "--kind=span_qa", f"--model_dir={squad}",
+                        f"--export_dir={tmp_path / 'served_qa'}", "--n_best_size=3")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert _metadata(tmp_path / "served_qa") == {
+        "max_seq_length": 40, "do_lower_case": True, "doc_stride": 7, "max_query_length": 9,
+        "n_best_size": 3, "max_answer_length": 30, "version_2_with_negative": True,
+        "null_score_diff_threshold": 0.0, "jit_compile": False}

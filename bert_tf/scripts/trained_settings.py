@@ -1,0 +1,74 @@
+"""Exporting or serving a trained model with the settings it was trained with.
+
+A served model must read text as it was trained to: with the same casing,
+and best with the same sequence length and SQuAD windows. The export tools
+(`export_savedmodel.py`, `classify_text.py --model_dir`) once defaulted to
+`--do_lower_case=True` whatever the model, so a cased NER model was served
+lower-casing its input: wrong entities, and no error.
+
+`settings` takes every flag the user leaves unset from the run's record
+(`run.json`, which each runner writes beside the model), and the casing,
+where there is no record (an original release or HuggingFace folder),
+from the vocabulary: one with capitals belongs to a cased model. A flag
+given against the record is logged; given against the recorded casing, it
+is refused, since no model reads text well in the casing it never saw.
+"""
+
+import os
+
+from absl import logging
+
+from bert_tf.errors import UsageError
+from bert_tf.tasks.run_record import RECORD_FILE, recorded_run
+from bert_tf.tokenization.vocab import vocab_is_lower_cased
+
+
+def _folder(model_dir):
+    """The folder of a checkpoint folder or prefix (`out/bert_model.ckpt` -> `out`)."""
+    return model_dir if os.path.isdir(model_dir) else os.path.dirname(model_dir)
+
+
+def settings(flag_values, model_dir, names, vocab_file=None):
+    """`{name: value}` for the flags `names`, unset ones as `model_dir`'s model was trained.
+
+    Args:
+        flag_values: absl's `FLAGS`; `do_lower_case` among `names` defaults
+            to None (as trained).
+        model_dir: the model's checkpoint folder or prefix.
+        names: the flags to settle, e.g. ("do_lower_case", "max_seq_length").
+        vocab_file: the vocabulary, if not `vocab.txt` of the folder (for
+            the casing where no run is recorded).
+
+    Raises:
+        UsageError: `--do_lower_case` given against the recorded run, or an
+            unreadable record.
+    """
+    folder = _folder(model_dir)
+    trained = (recorded_run(folder) or {}).get("task", {})
+    chosen = {}
+    for name in names:
+        flag = flag_values[name]
+        if name not in trained:
+            chosen[name] = flag.value
+        elif not flag.present:
+            chosen[name] = trained[name]
+            logging.info("--%s=%s, as the model was trained (%s)", name, trained[name],
+                         os.path.join(folder, RECORD_FILE))
+        elif flag.value != trained[name] and name == "do_lower_case":
+            raise UsageError(f"--do_lower_case={flag.value}, but the model in {folder} was "
+                             f"trained with --do_lower_case={trained[name]} ({RECORD_FILE}); "
+                             "leave the flag out to read text as it was trained")
+        else:
+            if flag.value != trained[name]:
+                logging.warning("--%s=%s, but the model in %s was trained with %s", name,
+                                flag.value, folder, trained[name])
+            chosen[name] = flag.value
+    if chosen.get("do_lower_case", False) is None:
+        vocab_file = vocab_file or os.path.join(folder, "vocab.txt")
+        if os.path.exists(vocab_file):
+            chosen["do_lower_case"] = vocab_is_lower_cased(vocab_file)
+            logging.info("--do_lower_case=%s, from the casing of %s (no %s)",
+                         chosen["do_lower_case"], vocab_file, RECORD_FILE)
+        else:  # the export names the missing vocabulary
+            chosen["do_lower_case"] = True
+    return chosen
