@@ -1,7 +1,9 @@
 """Reading SWAG (Zellers et al., 2018) multiple-choice examples from its CSV files.
 
 Columns: video-id, fold-ind, startphrase, sent1, sent2, gold-source,
-ending0..ending3, label (absent in the test file). As in the paper, text A
+ending0..ending3, label (absent in the test file). The released files
+(train.csv, val.csv, test.csv) begin each row with an unnamed row-number
+column, which is read past. As in the paper, text A
 is the given sentence (`sent1`) and text B is each candidate continuation:
 the start of the next sentence (`sent2`) followed by the ending.
 """
@@ -33,21 +35,26 @@ def read_swag(path):
     with open(path, encoding="utf-8", newline="") as f:
         reader = csv.reader(f)
         header = next(reader, None)
-        if header is None or header[:len(_COLUMNS)] != _COLUMNS:
-            raise ValueError(f"{path}:1: expected the SWAG header {','.join(_COLUMNS)}"
+        first = 1 if header and header[0] == "" else 0  # the released files' row numbers
+        if header is None or header[first:first + len(_COLUMNS)] != _COLUMNS:
+            raise ValueError(f"{path}:1: expected the SWAG header [,]{','.join(_COLUMNS)}"
                              "[,label]")
-        has_label = len(header) > len(_COLUMNS) and header[len(_COLUMNS)] == "label"
+        label_column = first + len(_COLUMNS)
+        has_label = header[label_column:label_column + 1] == ["label"]
         for line, row in enumerate(reader, start=2):
             if len(row) != len(header):
                 raise ValueError(f"{path}:{line}: expected {len(header)} columns, "
                                  f"got {len(row)}")
+            field = dict(zip(_COLUMNS, row[first:]))
             label = None
             if has_label:
-                if row[10] not in {str(i) for i in range(NUM_CHOICES)}:
-                    raise ValueError(f"{path}:{line}: label {row[10]!r} is not 0-3")
-                label = int(row[10])
-            endings = tuple(f"{row[4]} {row[6 + i]}".strip() for i in range(NUM_CHOICES))
-            examples.append(MultipleChoiceExample(f"{row[0]}-{row[1]}", row[3], endings, label))
+                if row[label_column] not in {str(i) for i in range(NUM_CHOICES)}:
+                    raise ValueError(f"{path}:{line}: label {row[label_column]!r} is not 0-3")
+                label = int(row[label_column])
+            endings = tuple(f"{field['sent2']} {field[f'ending{i}']}".strip()
+                            for i in range(NUM_CHOICES))
+            examples.append(MultipleChoiceExample(
+                f"{field['video-id']}-{field['fold-ind']}", field["sent1"], endings, label))
     if not examples:
         raise ValueError(f"{path}: no examples")
     return examples

@@ -38,6 +38,28 @@ def test_reader_pairs_context_with_each_continuation(tmp_path):
     assert [e.label for e in examples] == [0, 0, 0, 0]
 
 
+def test_reader_reads_the_released_files_row_numbers_past(tmp_path):
+    """train.csv, val.csv and test.csv as released begin each row with an unnamed number."""
+    (tmp_path / "train.csv").write_text(
+        ",video-id,fold-ind,startphrase,sent1,sent2,gold-source,ending0,ending1,ending2,"
+        "ending3,label\n"
+        "0,lsmdc1052_Harry_Potter_and_the_order_of_phoenix-94857,18313,Students lower their "
+        "eyes nervously. She,Students lower their eyes nervously.,She,gold,\"pats her "
+        "shoulder, then saunters toward someone.\",turns with two students.,walks slowly "
+        "towards someone.,wheels around as her dog thunders out.,2\n", encoding="utf-8")
+    (example,) = read_swag(str(tmp_path / "train.csv"))
+    assert example.guid == "lsmdc1052_Harry_Potter_and_the_order_of_phoenix-94857-18313"
+    assert example.context == "Students lower their eyes nervously."
+    assert example.endings[0] == "She pats her shoulder, then saunters toward someone."
+    assert example.endings[3] == "She wheels around as her dog thunders out."
+    assert example.label == 2
+    (tmp_path / "test.csv").write_text(
+        ",video-id,fold-ind,startphrase,sent1,sent2,gold-source,ending0,ending1,ending2,"
+        "ending3\n7,v,1,A b.,A b.,It,gold,e0,e1,e2,e3\n", encoding="utf-8")
+    (example,) = read_swag(str(tmp_path / "test.csv"))
+    assert example.label is None and example.endings[2] == "It e2"
+
+
 def test_reader_errors_name_file_and_line(tmp_path):
     _write(tmp_path / "val.csv", SCENES)
     with open(tmp_path / "val.csv", "a", encoding="utf-8") as f:
