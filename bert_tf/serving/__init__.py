@@ -8,11 +8,11 @@ behind it: `EncoderServing`, `MaskedLMServing`, `ClassifierServing`,
 
 from bert_tf.serving.classifier_export import ClassifierServing
 from bert_tf.serving.encoder_export import EncoderServing
-from bert_tf.serving.export import KINDS, export
+from bert_tf.serving.export import KINDS, check_export_dir, export
 from bert_tf.serving.masked_lm_export import MaskedLMServing
 from bert_tf.serving.ner_export import NerServing
 from bert_tf.serving.span_qa_export import SpanQAServing
 from bert_tf.serving.text_module import TextServingModule
 
 __all__ = ["KINDS", "ClassifierServing", "EncoderServing", "MaskedLMServing",
-           "NerServing", "SpanQAServing", "TextServingModule", "export"]
+           "NerServing", "SpanQAServing", "TextServingModule", "check_export_dir", "export"]

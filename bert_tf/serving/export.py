@@ -94,7 +94,7 @@ def export(kind, model_or_folder, export_dir, *, vocab_file=None, labels=None,
         raise ValueError(f"unknown export kind {kind!r}; choose one of {sorted(KINDS)}")
     serving_class, model_from_source = KINDS[kind]
     export_dir = os.path.abspath(export_dir)
-    _check_replaceable(export_dir)
+    check_export_dir(export_dir)
     if isinstance(model_or_folder, (str, os.PathLike)):
         validate_case_matches_checkpoint(do_lower_case, os.fspath(model_or_folder))
         source = sources.read_source(
@@ -121,8 +121,12 @@ def export(kind, model_or_folder, export_dir, *, vocab_file=None, labels=None,
     return export_dir
 
 
-def _check_replaceable(export_dir):
-    """Refuses to replace anything but nothing, an empty folder or a SavedModel."""
+def check_export_dir(export_dir):
+    """Refuses to replace anything but nothing, an empty folder or a SavedModel.
+
+    Raises:
+        FileExistsError: naming `export_dir`.
+    """
     if os.path.exists(export_dir) and not (
             os.path.isdir(export_dir) and (not os.listdir(export_dir) or os.path.exists(
                 os.path.join(export_dir, "saved_model.pb")))):

@@ -27,6 +27,7 @@ import os
 from absl import logging
 
 from bert_tf.data.input_files import check_outputs_apart
+from bert_tf import serving
 from bert_tf.errors import UsageError
 from bert_tf.tasks.model_files import checkpoint_folder
 from bert_tf.tasks.run_record import RECORD_FILE, check_run_record
@@ -91,6 +92,20 @@ def _check_outputs_apart_from_inputs(task, options):
     check_outputs_apart(written, task.input_files(), output_flag="output_dir's file")
 
 
+def _check_export(task, options):
+    """Refuses, before any work, an export that would fail once training is done."""
+    if task.serving_kind is None:
+        raise UsageError(f"--export_dir: task {task.name} has no SavedModel export")
+    task.serving_options()  # raises what the export would lack (pretraining: a vocabulary)
+    if os.path.realpath(options.export_dir) == os.path.realpath(options.output_dir):
+        raise UsageError(f"--export_dir={options.export_dir} is --output_dir; the SavedModel "
+                         "needs a folder of its own (say, a saved_model folder inside it)")
+    try:
+        serving.check_export_dir(options.export_dir)
+    except FileExistsError as error:
+        raise UsageError(f"--export_dir: {error}") from None
+
+
 def _strategy(options):
     strategy = distribution.get_strategy(
         options.distribution_strategy, num_gpus=options.num_gpus, tpu=options.tpu,
@@ -120,8 +135,8 @@ def run(task, options):
     """
     if not (options.do_train or options.do_eval or options.do_predict):
         raise UsageError("At least one of `do_train`, `do_eval` or `do_predict` must be True.")
-    if options.export_dir and task.serving_kind is None:
-        raise UsageError(f"--export_dir: task {task.name} has no SavedModel export")
+    if options.export_dir:
+        _check_export(task, options)
     _check_outputs_apart_from_inputs(task, options)
     strategy = _strategy(options)  # first: multi-worker set-up must precede any TF op
     splits = read_splits(task, options)

@@ -160,8 +160,11 @@ def test_bad_flags_are_named(tmp_path):
     for extra, message in (("--do_whole_word_mask", "--do_whole_word_mask applies only with "
                                                     "--dynamic_masking"),
                            ("--masked_lm_prob=0.3", "--masked_lm_prob applies only with"),
-                           ("--causal --nsp", "--causal trains no next-sentence head")):
+                           ("--causal --nsp", "--causal trains no next-sentence head"),
+                           # what the export at the end would lack
+                           (f"--export_dir={tmp_path / 'served'}",
+                            "--export_dir: a masked-LM SavedModel needs --vocab_file")):
         run = run_script("run_pretraining.py", *pretraining_flags(
             str(tmp_path), str(tmp_path / "d"), "--do_train", *extra.split()))
         assert run.returncode == 2 and f"run_pretraining: error: {message}" in run.stderr
-    assert not (tmp_path / "d").exists()
+    assert not (tmp_path / "d").exists() and not (tmp_path / "served").exists()

@@ -204,12 +204,21 @@ def test_export_dir_ends_the_run_with_a_savedmodel_that_answers_text(tmp_path):
         ("0", "1")[i] for i in logits.argmax(-1)]
 
 
-def test_export_dir_of_a_task_without_export_fails_before_work(tmp_path):
+def test_an_export_that_cannot_be_written_fails_before_work(tmp_path):
     from bert_tf.tasks.multiple_choice import SwagTask
     with pytest.raises(UsageError, match="--export_dir: task swag has no SavedModel export"):
         runner.run(SwagTask(str(tmp_path), tiny_model_files(), 16),
                    quick_options(tmp_path / "out", do_train=True,
                                  export_dir=str(tmp_path / "served")))
+    task = _task("MRPC", glue_subset(tmp_path, "MRPC", 8, files=("train.tsv",)))
+    with pytest.raises(UsageError, match="is --output_dir; the SavedModel needs a folder"):
+        runner.run(task, quick_options(tmp_path / "out", do_train=True,
+                                       export_dir=str(tmp_path / "out")))
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "todo.txt").write_text("keep me")
+    with pytest.raises(UsageError, match="notes: exists and is not a SavedModel"):
+        runner.run(task, quick_options(tmp_path / "out", do_train=True,
+                                       export_dir=str(tmp_path / "notes")))
     assert not (tmp_path / "out").exists()
 
 
