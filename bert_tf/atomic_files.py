@@ -117,6 +117,39 @@ def write_text(path, text):
         raise
 
 
+def prepare_folder_for(path):
+    """Creates the folder `path` will be written to, and checks that it can be, before any work.
+
+    A run that learns a vocabulary or computes features for an hour must
+    not then fail on a folder that does not exist or cannot be written.
+
+    Raises:
+        OSError: "cannot write PATH: reason".
+
+    >>> import tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "new", "vocab.txt")
+    >>> prepare_folder_for(path)
+    >>> os.path.isdir(os.path.dirname(path))
+    True
+    """
+    folder = os.path.dirname(path)
+    if not folder:
+        folder = "."
+    try:
+        if "://" in path:
+            _tensorflow().io.gfile.makedirs(folder)
+            return
+        os.makedirs(folder, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise OSError(f"cannot write {path}: a file stands where its folder would be") from None
+    except OSError as error:
+        raise OSError(f"cannot write {path}: {error.strerror or error}") from None
+    except Exception as error:  # TensorFlow's OpError
+        raise OSError(f"cannot write {path}: {getattr(error, 'message', error)}") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise OSError(f"cannot write {path}: {folder} is not writable")
+
+
 def _tensorflow():
     """TensorFlow, imported only when a URL is written."""
     import tensorflow as tf

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from bert_tf.atomic_files import write_text
+from bert_tf.atomic_files import prepare_folder_for, write_text
 
 
 def test_a_write_over_an_earlier_file_replaces_it_whole(tmp_path):
@@ -39,3 +39,19 @@ def test_a_url_is_written_through_tensorflows_file_systems():
     write_text(path, "second\n")
     assert tf.io.gfile.GFile(path).read() == "second\n"
     assert tf.io.gfile.listdir("ram://atomic_files_test/") == ["results.txt"]
+
+
+def test_the_folder_of_an_output_is_made_or_refused_before_any_work(tmp_path):
+    prepare_folder_for(str(tmp_path / "new" / "deeper" / "vocab.txt"))
+    assert (tmp_path / "new" / "deeper").is_dir()
+    (tmp_path / "a_file").write_text("in the way")
+    with pytest.raises(OSError, match="cannot write .*a_file/x/vocab.txt: a file stands where"):
+        prepare_folder_for(str(tmp_path / "a_file" / "x" / "vocab.txt"))
+    (tmp_path / "locked").mkdir()
+    (tmp_path / "locked").chmod(0o500)
+    try:
+        if not os.access(tmp_path / "locked", os.W_OK):  # root may write anywhere
+            with pytest.raises(OSError, match="locked is not writable"):
+                prepare_folder_for(str(tmp_path / "locked" / "vocab.txt"))
+    finally:
+        (tmp_path / "locked").chmod(0o700)

@@ -12,6 +12,8 @@ from typing import Iterable, Sequence
 import tensorflow as tf
 from absl import logging
 
+from bert_tf.atomic_files import prepare_folder_for
+
 
 class RoundRobinRecordWriter:
     """Writes serialized records to several TFRecord files in turn.
@@ -53,10 +55,8 @@ class RoundRobinRecordWriter:
 
     @staticmethod
     def _open(final: str, temp: str) -> tf.io.TFRecordWriter:
-        parent = os.path.dirname(final)
+        prepare_folder_for(final)
         try:
-            if parent:
-                tf.io.gfile.makedirs(parent)
             return tf.io.TFRecordWriter(temp)
         except (tf.errors.OpError, OSError) as error:
             message = getattr(error, "message", None) or str(error)

@@ -16,6 +16,7 @@ import time
 
 from absl import flags, logging
 
+from bert_tf.atomic_files import prepare_folder_for
 from bert_tf.checkpoints import restore
 from bert_tf.data.input_files import check_outputs_apart, check_text_file
 from bert_tf.errors import UsageError
@@ -57,6 +58,7 @@ def run():
     if FLAGS.bert_config_file:
         read_files["bert_config_file"] = [FLAGS.bert_config_file]
     check_outputs_apart([FLAGS.output_file], read_files)
+    prepare_folder_for(FLAGS.output_file)
     config = model_files.config
     layer_indexes = resolve_layer_indexes(FLAGS.layers, config.num_hidden_layers)
     tokenizer = FullTokenizer(model_files.vocab_file, do_lower_case=FLAGS.do_lower_case)

@@ -13,6 +13,7 @@ model's bert_config.json.
 
 from absl import flags, logging
 
+from bert_tf.atomic_files import prepare_folder_for
 from bert_tf.data import vocab_learning
 from bert_tf.data.input_files import check_outputs_apart, expand_input_patterns
 from bert_tf.errors import UsageError
@@ -46,6 +47,7 @@ def run():
     except ValueError as error:
         raise UsageError(f"--input_file: {error}") from None
     check_outputs_apart([FLAGS.output_file], {"input_file": files})
+    prepare_folder_for(FLAGS.output_file)
     try:
         vocab = vocab_learning.learn_wordpiece_vocab(
             files, FLAGS.vocab_size, lower_case=FLAGS.do_lower_case,

@@ -90,7 +90,7 @@ def test_vocab_without_special_tokens_names_the_file(tmp_path):
 def test_unwritable_output_fails_before_reading(tmp_path, uncased_vocab_file):
     blocker = _write(tmp_path / "a_file", "not a directory")
     source = _write(tmp_path / "in.txt", "Some text.\n")
-    with pytest.raises(OSError, match="cannot write output file .*a_file/out.tfrecord"):
+    with pytest.raises(OSError, match="cannot write .*a_file/out.tfrecord: a file stands where"):
         create_exact([source], [f"{blocker}/out.tfrecord"], uncased_vocab_file, OPTIONS)
 
 

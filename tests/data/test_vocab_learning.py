@@ -91,7 +91,7 @@ def test_bad_arguments_are_named(tmp_path):
 
 
 def test_script_writes_a_vocab_file(tmp_path):
-    out = tmp_path / "vocab.txt"
+    out = tmp_path / "new_folder" / "vocab.txt"  # made, as create_pretraining_data does
     result = run_script("learn_vocab.py",
                         f"--input_file={shared_path('corpus', 'sample_text.txt')}",
                         f"--output_file={out}", "--vocab_size=400", "--min_count=2",

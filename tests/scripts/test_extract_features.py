@@ -58,7 +58,7 @@ def _hf_layers(hf_minilm, minilm_dir, line):
 
 def test_original_json_layout_and_values(release, input_file, tmp_path, hf_minilm, minilm_dir):
     """The original's command line, its device flags included."""
-    output = tmp_path / "features.jsonl"
+    output = tmp_path / "new_folder" / "features.jsonl"  # the folder is made
     result = _run(release, input_file, output, "--use_tpu=False", "--master=",
                   "--num_tpu_cores=8", "--use_one_hot_embeddings=False")
     assert result.returncode == 0, result.stderr
