@@ -25,6 +25,7 @@ from bert_tf.scripts import cli, runner_flags
 from bert_tf.tasks.feature_extraction import (LayerFeatures, extract_features, read_examples,
                                               resolve_layer_indexes)
 from bert_tf.tasks.feature_writers import WRITERS
+from bert_tf.tasks.model_files import checkpoint_folder
 from bert_tf.tokenization.full_tokenizer import FullTokenizer
 
 FLAGS = flags.FLAGS
@@ -57,6 +58,10 @@ def run():
     read_files = {"input_file": [FLAGS.input_file], "vocab_file": [model_files.vocab_file]}
     if FLAGS.bert_config_file:
         read_files["bert_config_file"] = [FLAGS.bert_config_file]
+    if FLAGS.init_checkpoint:  # its weights, config and whatever else lies beside them
+        folder = checkpoint_folder(FLAGS.init_checkpoint)
+        read_files["init_checkpoint"] = [os.path.join(folder, name)
+                                         for name in os.listdir(folder or ".")]
     check_outputs_apart([FLAGS.output_file], read_files)
     prepare_folder_for(FLAGS.output_file)
     config = model_files.config

@@ -3,17 +3,24 @@
 Resuming is how an interrupted run goes on: rerun the same command. But a
 rerun with other hyper-parameters into a folder that holds a finished run
 would resume at the final step, train nothing and report the old scores.
-So the first training run writes `run.json` (the task and the options that
-decide what is trained); a training rerun whose options differ stops with
-the differences, and an evaluation without training says what it scores.
+So the first training run writes `run.json`: the task, the options that
+decide what is trained, and the model it trains (its `bert_config.json`
+and a hash of its vocabulary). A training rerun whose record differs stops
+with the differences. So does an evaluation or prediction of the folder's
+model whose task settings differ where the model depends on them (another
+task, labels, casing, SQuAD 2.0 or not) or whose model files differ: it
+would score the model on text it cannot read. Settings that only shape the
+evaluation (sequence length, windows) may differ.
 """
 
+import hashlib
 import json
 import os
 
 from absl import logging
 
 from bert_tf.atomic_files import write_text
+from bert_tf.checkpoints.tf1 import CHECKPOINT_BASENAME
 from bert_tf.errors import UsageError
 from bert_tf.training.resume import original_checkpoint, training_checkpoints
 
@@ -22,6 +29,9 @@ RECORD_FILE = "run.json"
 _TRAINING_OPTIONS = ("init_checkpoint", "train_batch_size", "learning_rate", "num_train_epochs",
                      "warmup_proportion", "num_train_steps", "num_warmup_steps", "optimizer",
                      "gradient_accumulation_steps", "random_seed")
+# Task settings an evaluation of a trained model may set otherwise than its training.
+_EVALUATION_SETTINGS = ("max_seq_length", "doc_stride", "max_query_length",
+                        "max_predictions_per_seq", "dynamic_masking")
 
 
 def run_record(task, options, train_steps):
@@ -37,21 +47,48 @@ def run_record(task, options, train_steps):
     ({'task': 'toy', 'max_seq_length': 8}, 0.0001, 10)
     """
     recorded = {name: getattr(options, name) for name in _TRAINING_OPTIONS}
-    recorded["init_checkpoint"] = _absolute(options.init_checkpoint)
-    return {"task": task.record(), "options": recorded, "train_steps": train_steps}
+    recorded["init_checkpoint"] = _start_weights(options.init_checkpoint)
+    record = {"task": task.record(), "options": recorded, "train_steps": train_steps}
+    model_files = getattr(task, "model_files", None)
+    if model_files is not None:
+        record["model"] = _model_record(model_files)
+    return record
 
 
-def _absolute(path):
-    """A local path made absolute (the same start weights from any folder); others as given.
+def _model_record(model_files):
+    """The model a run trains: its config, and its vocabulary's SHA-256 (ids mean tokens)."""
+    vocab_hash = None
+    if model_files.vocab_file:
+        with open(model_files.vocab_file, "rb") as f:
+            vocab_hash = hashlib.sha256(f.read()).hexdigest()
+    return {"bert_config": model_files.config.to_dict(), "vocab_sha256": vocab_hash}
 
-    >>> _absolute("gs://bucket/bert_model.ckpt"), _absolute(None)
+
+def _start_weights(path):
+    """One spelling of a start checkpoint: absolute, and a release folder as its prefix.
+
+    `model`, `model/bert_model.ckpt` and `model/bert_model.ckpt.index` name
+    the same weights; URLs are kept as given.
+
+    >>> _start_weights("gs://bucket/bert_model.ckpt"), _start_weights(None)
     ('gs://bucket/bert_model.ckpt', None)
-    >>> _absolute("model/bert_model.ckpt") == os.path.join(os.getcwd(), "model/bert_model.ckpt")
+    >>> _start_weights("model/bert_model.ckpt.index") == os.path.abspath("model/bert_model.ckpt")
     True
     """
     if path is None or "://" in path:
         return path
-    return os.path.abspath(path)
+    path = os.path.abspath(path).removesuffix(".index")
+    prefix = os.path.join(path, CHECKPOINT_BASENAME)
+    return prefix if os.path.exists(prefix + ".index") else path
+
+
+def _comparable(record):
+    """`record` as JSON would give it back, its start weights spelled one way."""
+    record = json.loads(json.dumps(record))
+    options = record.get("options", {})
+    if options.get("init_checkpoint"):
+        options["init_checkpoint"] = _start_weights(options["init_checkpoint"])
+    return record
 
 
 def _differences(old, new, prefix=""):
@@ -81,6 +118,28 @@ def recorded_run(folder):
                          "use the checkpoints beside it anyway") from None
 
 
+def _check_same_task(output_dir, recorded, new):
+    other_task = recorded.get("task", {}).get("task")
+    if other_task != new["task"]["task"]:
+        raise UsageError(f"--output_dir={output_dir} holds a run of task {other_task}, not "
+                         f"{new['task']['task']}; use a new --output_dir")
+
+
+def _check_evaluated_model(output_dir, recorded, new):
+    """Refuses to score the folder's model with settings or files it was not trained with."""
+    _check_same_task(output_dir, recorded, new)
+    fixed = [key for key in recorded.get("task", {}) if key not in _EVALUATION_SETTINGS]
+    trained = {"task": {key: recorded["task"][key] for key in fixed},
+               "model": recorded.get("model")}
+    asked = {"task": {key: new["task"].get(key) for key in fixed}, "model": new.get("model")}
+    changes = list(_differences(_comparable(trained), asked))
+    if changes:
+        raise UsageError(
+            f"--output_dir={output_dir} holds a model trained otherwise than this run would "
+            f"read its data ({'; '.join(changes)}); rerun with the recorded settings, or "
+            "score it from a new --output_dir with --init_checkpoint")
+
+
 def check_run_record(output_dir, task, options, train_steps):
     """Refuses to resume another run; records a new one; says what an evaluation scores.
 
@@ -94,8 +153,13 @@ def check_run_record(output_dir, task, options, train_steps):
         [(None, original_checkpoint(output_dir))] if original_checkpoint(output_dir) else [])
     latest = checkpoints[0][1] if checkpoints else None
     recorded = recorded_run(output_dir)
+    new = _comparable(run_record(task, options, train_steps))
+    if recorded is not None and "model" not in recorded:  # recorded before models were
+        new.pop("model", None)
     if not options.do_train:
         if latest:
+            if recorded is not None:
+                _check_evaluated_model(output_dir, recorded, new)
             logging.info("scoring %s (of the run recorded in %s)", latest,
                          path if recorded else "no run.json")
         elif options.init_checkpoint:
@@ -104,13 +168,9 @@ def check_run_record(output_dir, task, options, train_steps):
             raise UsageError(f"nothing to score: --output_dir={output_dir} holds no checkpoint "
                              "and no --init_checkpoint was given")
         return
-    new = run_record(task, options, train_steps)
     if latest and recorded is not None:
-        other_task = recorded.get("task", {}).get("task")
-        if other_task != new["task"]["task"]:
-            raise UsageError(f"--output_dir={output_dir} holds a run of task {other_task}, not "
-                             f"{new['task']['task']}; use a new --output_dir")
-        changes = list(_differences(recorded, json.loads(json.dumps(new))))
+        _check_same_task(output_dir, recorded, new)
+        changes = list(_differences(_comparable(recorded), new))
         if changes:
             raise UsageError(
                 f"--output_dir={output_dir} holds a run with other options; resuming it would "

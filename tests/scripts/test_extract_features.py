@@ -116,6 +116,11 @@ def test_output_over_an_input_is_refused(release, input_file, tmp_path):
     assert input_file.read_bytes() == before
     result = _run(release, input_file, release / "vocab.txt")
     assert result.returncode == 2 and "is the vocab_file" in result.stderr
+    index = release / "bert_model.ckpt.index"
+    before = index.read_bytes()
+    result = _run(release, input_file, index)  # the weights it loads
+    assert result.returncode == 2 and "is the init_checkpoint" in result.stderr
+    assert index.read_bytes() == before
 
 
 def test_binary_input_is_refused(release, tmp_path):

@@ -1,5 +1,6 @@
 """The classification family run in-process through the one runner flow, on real GLUE rows."""
 
+import dataclasses
 import os
 
 import numpy as np
@@ -11,6 +12,7 @@ from bert_tf.tasks.classification import ClassificationTask
 from bert_tf.tasks.glue_data import get_task, tsv_task
 from bert_tf.tasks.losses import cross_entropy
 from tasks.task_runs import glue_subset, quick_options, read_results, tiny_model_files
+from tests_shared import shared_path
 
 
 def _task(name, data, **kwargs):
@@ -232,3 +234,50 @@ def test_training_into_the_folder_of_its_start_weights_is_refused(tmp_path):
             tmp_path / "release", do_train=True,
             init_checkpoint=str(tmp_path / "release" / "bert_model.ckpt")))
     assert (tmp_path / "release" / "bert_model.ckpt.index").read_bytes() == before
+
+
+def test_a_rerun_with_another_model_config_or_vocabulary_is_refused(tmp_path):
+    data = glue_subset(tmp_path, "MRPC", 8, files=("train.tsv", "dev.tsv"))
+    runner.run(_task("MRPC", data), quick_options(tmp_path / "out", do_train=True))
+    relu = _task("MRPC", data, hidden_act="relu")
+    with pytest.raises(UsageError, match=r"model.bert_config.hidden_act: 'gelu' in the "
+                                         r"recorded run, 'relu' now"):
+        runner.run(relu, quick_options(tmp_path / "out", do_train=True))
+    vocab = tmp_path / "vocab.txt"  # the same size, two tokens swapped: other ids
+    tokens = shared_path("vocab", "bert-base-uncased-vocab.txt").read_text().splitlines()
+    tokens[2000], tokens[2001] = tokens[2001], tokens[2000]
+    vocab.write_text("\n".join(tokens) + "\n")
+    model_files = dataclasses.replace(tiny_model_files(), vocab_file=str(vocab))
+    swapped = ClassificationTask(get_task("MRPC"), str(data), model_files, 32)
+    for options in (dict(do_train=True), dict(do_eval=True)):
+        with pytest.raises(UsageError, match=r"model.vocab_sha256: '[0-9a-f]{64}' in the "
+                                             r"recorded run, '[0-9a-f]{64}' now"):
+            runner.run(swapped, quick_options(tmp_path / "out", **options))
+
+
+def test_scoring_a_trained_folder_with_what_its_model_cannot_read_is_refused(tmp_path):
+    data = glue_subset(tmp_path, "MRPC", 8, files=("train.tsv", "dev.tsv"))
+    runner.run(_task("MRPC", data), quick_options(tmp_path / "out", do_train=True))
+    before = (tmp_path / "out" / "eval_results.txt").exists()
+    sst = _task("SST-2", glue_subset(tmp_path, "SST-2", 8, files=("dev.tsv",)))
+    with pytest.raises(UsageError, match=r"holds a run of task mrpc, not sst-2"):
+        runner.run(sst, quick_options(tmp_path / "out", do_eval=True))
+    uncased_as_cased = ClassificationTask(get_task("MRPC"), str(data), tiny_model_files(), 32,
+                                          do_lower_case=False)
+    with pytest.raises(UsageError, match=r"task.do_lower_case: True in the recorded run, "
+                                         r"False now"):
+        runner.run(uncased_as_cased, quick_options(tmp_path / "out", do_eval=True))
+    assert (tmp_path / "out" / "eval_results.txt").exists() == before
+    # What only shapes the evaluation may differ: a longer sequence length.
+    longer = ClassificationTask(get_task("MRPC"), str(data), tiny_model_files(), 48)
+    results = runner.run(longer, quick_options(tmp_path / "out", do_eval=True))
+    assert results["global_step"] == 1
+
+
+def test_one_start_checkpoint_spelled_three_ways_resumes(tmp_path):
+    data = glue_subset(tmp_path, "MRPC", 8, files=("train.tsv",))
+    task = _task("MRPC", data)
+    runner.run(task, quick_options(tmp_path / "start", do_train=True))
+    for spelling in ("start", "start/bert_model.ckpt", "start/bert_model.ckpt.index"):
+        runner.run(task, quick_options(tmp_path / "out", do_train=True,
+                                       init_checkpoint=str(tmp_path / spelling)))
