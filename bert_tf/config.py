@@ -178,8 +178,17 @@ class BertConfig:
             raise ConfigError(f"{source}: {e}") from None
 
     @classmethod
-    def from_json_file(cls, path):
-        """Reads an original `bert_config.json`; errors name the file."""
+    def from_json_file(cls, path, huggingface=None):
+        """Reads an original `bert_config.json` or a HuggingFace `config.json`; errors name it.
+
+        Args:
+            path: the file.
+            huggingface: whether it is HuggingFace's; None: a `config.json`
+                naming a `model_type` is (ours are `bert_config.json`, and keep
+                such keys of a HuggingFace model they were converted from).
+                The two read differently: HuggingFace's "gelu" is the exact
+                GELU, the original's the tanh approximation.
+        """
         if not os.path.isfile(path):
             raise ConfigError(f"{path}: config file not found")
         with open(path, encoding="utf-8") as f:
@@ -190,6 +199,10 @@ class BertConfig:
             raise ConfigError(f"{path}: not valid JSON ({e})") from e
         if not isinstance(values, dict):
             raise ConfigError(f"{path}: expected a JSON object, got {type(values).__name__}")
+        if huggingface is None:
+            huggingface = os.path.basename(path) == "config.json" and "model_type" in values
+        if huggingface:
+            return cls.from_hf_dict(values, source=path)
         return cls.from_dict(values, source=path)
 
     @classmethod
@@ -199,6 +212,9 @@ class BertConfig:
         Missing keys take HuggingFace's defaults (not the original's: its
         `type_vocab_size` is 2) and activation names are translated.
         """
+        if values.get("model_type", "bert") != "bert":
+            raise ConfigError(f"{source}: model_type {values['model_type']!r} is not BERT; "
+                              "bert_tf reads BERT models only")
         values = dict(_HF_DEFAULTS, **values)
         act = values.get("hidden_act", "gelu")
         if act not in _HF_ACTIVATIONS:

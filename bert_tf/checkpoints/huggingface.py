@@ -15,7 +15,8 @@ from absl import logging
 from safetensors import SafetensorError, safe_open
 
 from bert_tf.checkpoints.name_map import tf1_variable_map
-from bert_tf.checkpoints.tf1 import CheckpointError, LoadReport, assign_weights, check_compatible
+from bert_tf.checkpoints.tf1 import (CheckpointError, LoadReport, assign_weights,
+                                     check_compatible, warn_unused_layers)
 
 SAFETENSORS_NAME = "model.safetensors"
 # Buffers that some exports store beside the weights.
@@ -126,4 +127,5 @@ def _load(refs, filename):
         logging.info("not in checkpoint, newly initialised: %s", name)
     for name in report.unused:
         logging.info("unused checkpoint tensor: %s", name)
+    warn_unused_layers(report.unused, filename)
     return report

@@ -5,7 +5,6 @@
 HuggingFace safetensors file or folder; `restore` tells them apart.
 """
 
-import json
 import os
 
 from bert_tf.checkpoints.huggingface import SAFETENSORS_NAME, load_hf_safetensors
@@ -38,14 +37,15 @@ def config_beside(path):
     Raises:
         CheckpointError: if the checkpoint's folder has neither file.
     """
-    folder = path if os.path.isdir(path) else os.path.dirname(path)
+    if not (os.path.exists(path) or os.path.exists(path + ".index")):
+        raise CheckpointError(f"{path}: not found")
+    folder = path if os.path.isdir(path) else os.path.dirname(path) or "."
     original = os.path.join(folder, "bert_config.json")
     if os.path.exists(original):
         return BertConfig.from_json_file(original)
     huggingface = os.path.join(folder, "config.json")
     if os.path.exists(huggingface):
-        with open(huggingface, encoding="utf-8") as f:
-            return BertConfig.from_hf_dict(json.load(f), source=huggingface)
+        return BertConfig.from_json_file(huggingface, huggingface=True)
     raise CheckpointError(f"{folder}: neither bert_config.json nor config.json found; "
                           "pass --bert_config_file")
 

@@ -10,6 +10,7 @@ our own loader all read what we write.
 
 import dataclasses
 import os
+import re
 import shutil
 
 import numpy as np
@@ -23,6 +24,10 @@ CHECKPOINT_BASENAME = "bert_model.ckpt"
 # Optimizer slots and counters of the original's training runs: never model weights.
 _TRAINING_SUFFIXES = ("/adam_m", "/adam_v")
 _TRAINING_NAMES = ("global_step",)
+# An encoder layer's tensors, in the original's names and in HuggingFace's.
+_ENCODER_LAYER = re.compile(r"encoder[/.]layer[_.](\d+)[/.]")
+# The name under which `tf.train.Checkpoint` stores its object graph.
+_OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 
 
 class CheckpointError(ValueError):
@@ -59,6 +64,50 @@ def resolve_checkpoint_prefix(path):
     if not os.path.exists(path + ".index"):
         raise CheckpointError(f"{path}: no checkpoint found ({path}.index does not exist)")
     return path
+
+
+def read_checkpoint(prefix):
+    """TensorFlow's reader of the checkpoint at `prefix`, or one error naming it.
+
+    Raises:
+        CheckpointError: the `.index` file is damaged or incomplete (an
+            interrupted copy, say), which TensorFlow reports as "not an
+            sstable (bad magic number)".
+    """
+    try:
+        return tf.train.load_checkpoint(prefix)
+    except READ_ERRORS as error:
+        raise CheckpointError(
+            f"{prefix}.index: unreadable ({str(error).splitlines()[0]}); the file is damaged "
+            "or incomplete (an interrupted copy?)") from None
+
+
+def is_training_checkpoint(names):
+    """True for what `tf.train.Checkpoint` writes (a run's resumable `ckpt-N`), by its names."""
+    return _OBJECT_GRAPH_KEY in names
+
+
+def warn_unused_layers(unused, source):
+    """Warns, in one line, of encoder layers a checkpoint holds and the model has not.
+
+    A config with fewer `num_hidden_layers` than the checkpoint loads its
+    first layers and drops the rest: on purpose when a smaller model starts
+    from a bigger one's lower layers, by mistake when the config is the
+    wrong one. Either way the user should read it, not find it among one
+    log line per unused tensor.
+
+    >>> warn_unused_layers(["bert/encoder/layer_4/output/dense/kernel",
+    ...                     "encoder.layer.5.output.dense.bias", "cls/squad/output_bias"], "x")
+    [4, 5]
+    """
+    layers = sorted({int(match.group(1)) for match in map(_ENCODER_LAYER.search, unused)
+                     if match})
+    if layers:
+        logging.warning("%s: encoder layers %s of the checkpoint are not in the model, which "
+                        "uses only the layers below them; is num_hidden_layers in "
+                        "bert_config.json the one it was trained with?", source,
+                        ", ".join(map(str, layers)))
+    return layers
 
 
 def _is_training_state(name):
@@ -117,8 +166,12 @@ def load_tf1_checkpoint(model, path):
         CheckpointError: naming the file and every offending variable.
     """
     prefix = resolve_checkpoint_prefix(path)
-    reader = tf.train.load_checkpoint(prefix)
+    reader = read_checkpoint(prefix)
     shapes = reader.get_variable_to_shape_map()
+    if is_training_checkpoint(shapes):
+        raise CheckpointError(
+            f"{prefix}: a training checkpoint (for resuming a run), not a model; pass the "
+            "bert_model.ckpt that the runner writes beside it when training finishes")
     refs = tf1_variable_map(model)
     check_compatible(refs, shapes, prefix)
     restored = sorted(set(refs) & set(shapes))
@@ -141,6 +194,7 @@ def load_tf1_checkpoint(model, path):
         logging.info("not in checkpoint, newly initialised: %s", name)
     for name in report.unused:
         logging.info("unused checkpoint variable: %s", name)
+    warn_unused_layers(report.unused, prefix)
     return report
 
 

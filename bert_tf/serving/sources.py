@@ -10,18 +10,16 @@ built, so a wrong folder fails with one line naming the file.
 import dataclasses
 import os
 
-import tensorflow as tf
 
 from bert_tf.checkpoints import CheckpointError, config_beside, is_huggingface, restore
 from bert_tf.checkpoints.labels import read_labels
-from bert_tf.checkpoints.tf1 import resolve_checkpoint_prefix
+from bert_tf.checkpoints.tf1 import (is_training_checkpoint, read_checkpoint,
+                                     resolve_checkpoint_prefix)
 from bert_tf.modeling import BertEncoder, BertPretrainer, build_span_model
 from bert_tf.modeling.classifier import build_classifier, build_token_classifier
 
 # A name every original-layout checkpoint of a BERT model has.
 _EMBEDDINGS = "bert/embeddings/word_embeddings"
-# tf.train.Checkpoint (object-based) names end so; the original's never do.
-_OBJECT_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
 
 
 @dataclasses.dataclass
@@ -67,8 +65,8 @@ def read_source(path, needs_labels=False, vocab_file=None):
 
 def _check_model_checkpoint(prefix):
     """Refuses our trainer's resumable `ckpt-N` in place of a model checkpoint."""
-    names = tf.train.load_checkpoint(prefix).get_variable_to_shape_map()
-    if _EMBEDDINGS not in names and any(n.endswith(_OBJECT_SUFFIX) for n in names):
+    names = read_checkpoint(prefix).get_variable_to_shape_map()
+    if _EMBEDDINGS not in names and is_training_checkpoint(names):
         raise CheckpointError(
             f"{prefix}: a training checkpoint (for resuming), not a model; export from "
             "the bert_model.ckpt that the runner writes when training finishes")

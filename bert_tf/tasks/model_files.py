@@ -17,7 +17,8 @@ import os
 
 from absl import logging
 
-from bert_tf.checkpoints import resolve_config
+from bert_tf.checkpoints import CheckpointError, config_beside, resolve_config
+from bert_tf.config import REQUIRED_FIELDS
 from bert_tf.errors import UsageError
 from bert_tf.tokenization.vocab import load_vocab, validate_case_matches_checkpoint
 
@@ -50,6 +51,26 @@ def vocab_beside(init_checkpoint):
         return None
     candidate = os.path.join(checkpoint_folder(init_checkpoint), "vocab.txt")
     return candidate if os.path.exists(candidate) else None
+
+
+def _warn_if_other_architecture(config, bert_config_file, init_checkpoint):
+    """Warns where `--bert_config_file` describes another model than the checkpoint's own.
+
+    Shapes that differ fail when the weights load, but some differences keep
+    every shape (`num_attention_heads`, `hidden_act`): the weights then load
+    into a model that computes something else.
+    """
+    try:
+        stored = config_beside(init_checkpoint)
+    except (CheckpointError, ValueError):  # none beside it, or one that does not read
+        return
+    changes = [f"{name}={getattr(config, name)!r} (beside it: {getattr(stored, name)!r})"
+               for name in REQUIRED_FIELDS if getattr(config, name) != getattr(stored, name)]
+    if changes:
+        logging.warning("--bert_config_file=%s differs from the config stored beside "
+                        "--init_checkpoint=%s: %s; the weights will compute another model "
+                        "unless that is intended", bert_config_file, init_checkpoint,
+                        ", ".join(changes))
 
 
 def resolve_model_files(bert_config_file=None, vocab_file=None, init_checkpoint=None,
@@ -88,6 +109,8 @@ def resolve_model_files(bert_config_file=None, vocab_file=None, init_checkpoint=
         except ValueError as error:
             raise UsageError(str(error)) from None
     config = resolve_config(bert_config_file, init_checkpoint)
+    if bert_config_file and init_checkpoint:
+        _warn_if_other_architecture(config, bert_config_file, init_checkpoint)
     if max_seq_length is not None:
         if max_seq_length > config.max_position_embeddings:
             raise UsageError(f"--max_seq_length={max_seq_length} exceeds the model's "

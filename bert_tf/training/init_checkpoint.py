@@ -12,14 +12,8 @@ import tensorflow as tf
 from absl import logging
 
 from bert_tf.checkpoints import CheckpointError, is_huggingface, restore
-from bert_tf.checkpoints.tf1 import resolve_checkpoint_prefix
-
-_OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
-
-
-def is_training_checkpoint(prefix):
-    """True for an object-based checkpoint (what `tf.train.Checkpoint` writes)."""
-    return _OBJECT_GRAPH_KEY in tf.train.load_checkpoint(prefix).get_variable_to_shape_map()
+from bert_tf.checkpoints.tf1 import (is_training_checkpoint, read_checkpoint,
+                                     resolve_checkpoint_prefix)
 
 
 def initialize_from_checkpoint(model, path):
@@ -36,7 +30,7 @@ def initialize_from_checkpoint(model, path):
     if is_huggingface(path):
         return restore(model, path)
     prefix = resolve_checkpoint_prefix(path)
-    if not is_training_checkpoint(prefix):
+    if not is_training_checkpoint(read_checkpoint(prefix).get_variable_to_shape_map()):
         return restore(model, prefix)
     status = tf.train.Checkpoint(model=model).read(prefix)
     try:

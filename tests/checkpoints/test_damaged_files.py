@@ -1,12 +1,18 @@
-"""Damaged weight files fail with a message that names the file."""
+"""Damaged or mismatched weight and config files: a message that names the file."""
+
+import dataclasses
+import json
 
 import numpy as np
 import pytest
+import tensorflow as tf
 from safetensors.numpy import save_file
 
-from bert_tf.checkpoints import (CheckpointError, export_original, load_hf_safetensors,
-                                 load_tf1_checkpoint)
+from bert_tf.checkpoints import (CheckpointError, config_beside, export_original,
+                                 load_hf_safetensors, load_tf1_checkpoint)
+from bert_tf.config import BertConfig, ConfigError
 from bert_tf.modeling import BertEncoder
+from bert_tf.tasks.model_files import resolve_model_files
 
 
 def test_truncated_safetensors_names_the_file(tmp_path, tiny_config):
@@ -27,3 +33,53 @@ def test_truncated_original_checkpoint_names_the_file(tmp_path, tiny_config):
     with pytest.raises(CheckpointError, match=r"bert_model.ckpt: cannot read bert/.* its data "
                                               r"file is damaged or incomplete"):
         load_tf1_checkpoint(BertEncoder(tiny_config), str(folder / "bert_model.ckpt"))
+
+
+@pytest.mark.parametrize("cut", [0.5, 0.0])
+def test_a_truncated_or_empty_index_names_the_file(tmp_path, tiny_config, cut):
+    folder = tmp_path / "release"
+    export_original(BertEncoder(tiny_config), tiny_config, None, str(folder))
+    index = folder / "bert_model.ckpt.index"
+    index.write_bytes(index.read_bytes()[:int(len(index.read_bytes()) * cut)])
+    with pytest.raises(CheckpointError, match=r"bert_model.ckpt.index: unreadable \(.*sstable"
+                                              r".*\); the file is damaged or incomplete"):
+        load_tf1_checkpoint(BertEncoder(tiny_config), str(folder))
+
+
+def test_a_training_checkpoint_is_named_as_such(tmp_path, tiny_config):
+    encoder = BertEncoder(tiny_config)
+    prefix = tf.train.Checkpoint(model=encoder).write(str(tmp_path / "ckpt-3"))
+    with pytest.raises(CheckpointError, match=r"ckpt-3: a training checkpoint \(for resuming "
+                                              r"a run\), not a model; pass the bert_model.ckpt"):
+        load_tf1_checkpoint(BertEncoder(tiny_config), prefix)
+
+
+def test_config_files_read_by_their_kind_and_missing_folders_named(tmp_path, minilm_dir):
+    # HuggingFace's own config.json given as --bert_config_file: its "gelu" is the exact one.
+    assert BertConfig.from_json_file(str(minilm_dir / "config.json")).hidden_act == "gelu_exact"
+    distilbert = tmp_path / "config.json"
+    distilbert.write_text(json.dumps({"model_type": "distilbert", "dim": 384, "n_layers": 6}))
+    with pytest.raises(ConfigError, match=r"config.json: model_type 'distilbert' is not BERT"):
+        BertConfig.from_json_file(str(distilbert))
+    (tmp_path / "cut").mkdir()
+    (tmp_path / "cut" / "config.json").write_text('{"model_type": "bert", "hidden_')
+    with pytest.raises(ConfigError, match=r"cut/config.json: not valid JSON"):
+        config_beside(str(tmp_path / "cut"))
+    with pytest.raises(CheckpointError, match=r"no_such_model: not found"):
+        config_beside(str(tmp_path / "no_such_model"))
+
+
+def test_layers_left_out_and_other_architectures_are_warned_about(tmp_path, tiny_config,
+                                                                   caplog):
+    folder = tmp_path / "release"
+    export_original(BertEncoder(tiny_config), tiny_config, None, str(folder))
+    one_layer = dataclasses.replace(tiny_config, num_hidden_layers=1)
+    with caplog.at_level("WARNING"):
+        load_tf1_checkpoint(BertEncoder(one_layer), str(folder))
+    assert "encoder layers 1 of the checkpoint are not in the model" in caplog.text
+    other_heads = tmp_path / "heads.json"
+    dataclasses.replace(tiny_config, num_attention_heads=2).to_json_file(str(other_heads))
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        resolve_model_files(str(other_heads), None, str(folder), needs_vocab=False)
+    assert "num_attention_heads=2 (beside it: 4)" in caplog.text
