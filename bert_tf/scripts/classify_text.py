@@ -1,4 +1,4 @@
-"""Classifies text with the SavedModel of a model that run_classifier.py fine-tuned.
+r"""Classifies text with the SavedModel of a model that run_classifier.py fine-tuned.
 
     python classify_text.py --model_dir=/tmp/mrpc_output \
       --text="The cat sat on the mat." --text_b="A cat was sitting on a mat."

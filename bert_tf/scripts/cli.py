@@ -10,6 +10,9 @@ Exit codes: 2 for usage errors (flags that cannot work, including flag
 parsing), 128 + N after a stop on signal N (a stop in training saves a
 checkpoint; rerun to resume), 1 for everything else that went wrong, 0 on
 success.
+
+`--help` (also `-h`, `--helpshort`) shows the script's docstring and its
+own flags and exits 0; `--helpfull` lists absl's and TensorFlow's flags too.
 """
 
 import logging
@@ -28,6 +31,11 @@ flags.DEFINE_bool("verbose", False, "Show the full traceback of errors.")
 
 USAGE_EXIT_CODE = 2
 ERROR_EXIT_CODE = 1
+# absl's --help/--helpshort/-? print the root wrapper's docstring and exit 1; -h is ours.
+HELP_ARGS = ("-h", "-?", "--help", "--helpshort")
+# Besides the script's module, where a script's flags are defined: `--verbose`
+# here, the runners' shared flags in `runner_flags` (those the script defined).
+SHARED_FLAG_MODULES = ("bert_tf.scripts.runner_flags", __name__)
 # What a user can fix; anything else is a bug and keeps its traceback.
 EXPECTED_ERRORS = (ValueError, OSError, TrainingStopped, tf.errors.DataLossError,
                    tf.errors.NotFoundError)
@@ -63,18 +71,39 @@ def refuse_unused_flags(names, applies):
             raise UsageError(f"--{name} applies only {applies}")
 
 
+def _asks_for_help(argv):
+    """Whether command line `argv` asks for help; arguments after `--` are not flags."""
+    flag_args = argv[1:argv.index("--")] if "--" in argv else argv[1:]
+    return any(arg in HELP_ARGS for arg in flag_args)
+
+
+def _script_help(script):
+    """The help of a script: its module's docstring, then its own flags.
+
+    Its own flags are those `script` (a module) defines and those it defined
+    through `SHARED_FLAG_MODULES`, with their help and defaults; absl's and
+    TensorFlow's internal flags are left to `--helpfull`.
+    """
+    flag_help = "".join(FLAGS.module_help(module) for module in (script, *SHARED_FLAG_MODULES))
+    return (f"{script.__doc__.strip()}\n\nflags:\n{flag_help}\n\n"
+            "--helpfull lists absl's and TensorFlow's flags too.")
+
+
 def _parse_flags(program):
     def parse(argv):
         try:
             return FLAGS(argv)
         except flags.Error as error:
-            sys.stderr.write(f"{program}: error: {error}\n(--helpfull lists every flag)\n")
+            sys.stderr.write(f"{program}: error: {error}\n(--help lists the script's flags)\n")
             sys.exit(USAGE_EXIT_CODE)
     return parse
 
 
 def run_main(run, program, required=()):
     """Parses the flags and calls `run()` under the error policy (never returns).
+
+    A help request (`HELP_ARGS`) instead prints `_script_help` of the module of
+    `run` and exits 0, whatever else the command line holds.
 
     Args:
         run: the script's work, a function of no arguments reading `FLAGS`.
@@ -98,4 +127,8 @@ def run_main(run, program, required=()):
             interrupt.message = "interrupted by SIGINT (Ctrl-C)"
             _fail(program, interrupt, 128 + signal.SIGINT)
 
+    if _asks_for_help(sys.argv):
+        # Before absl parses: its help flags would show the wrong docstring and exit 1.
+        print(_script_help(sys.modules[run.__module__]))
+        sys.exit(0)
     app.run(main, flags_parser=_parse_flags(program))

@@ -1,4 +1,4 @@
-"""Makes masked-LM / next-sentence pretraining TFRecords (the original's tool).
+r"""Makes masked-LM / next-sentence pretraining TFRecords (the original's tool).
 
     python create_pretraining_data.py --input_file=./sample_text.txt \
       --output_file=/tmp/tf_examples.tfrecord --vocab_file=$BERT_DIR/vocab.txt \

@@ -1,4 +1,4 @@
-"""Exports a checkpoint as a SavedModel that takes raw text (see docs/SERVING.md).
+r"""Exports a checkpoint as a SavedModel that takes raw text (see docs/SERVING.md).
 
     python export_savedmodel.py --kind=classifier --model_dir=/tmp/mrpc_output \
       --export_dir=/tmp/mrpc_served --max_seq_length=128

@@ -1,4 +1,4 @@
-"""Extracts per-token features from chosen BERT layers (the original's extract_features.py).
+r"""Extracts per-token features from chosen BERT layers (the original's extract_features.py).
 
     python extract_features.py --input_file=input.txt --output_file=out.jsonl \
       --vocab_file=$BERT_DIR/vocab.txt --bert_config_file=$BERT_DIR/bert_config.json \

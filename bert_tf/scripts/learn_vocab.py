@@ -1,4 +1,4 @@
-"""Learns a WordPiece vocabulary (vocab.txt) from text files.
+r"""Learns a WordPiece vocabulary (vocab.txt) from text files.
 
 To pretrain BERT on a new language or domain, learn its vocabulary first:
 

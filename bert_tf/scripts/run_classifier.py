@@ -1,4 +1,4 @@
-"""Fine-tunes BERT on sentence(-pair) classification: GLUE, XNLI, TFDS (the original's runner).
+r"""Fine-tunes BERT on sentence(-pair) classification: GLUE, XNLI, TFDS (the original's runner).
 
     python run_classifier.py --task_name=MRPC --do_train=true --do_eval=true \
       --data_dir=$GLUE_DIR/MRPC --vocab_file=$BERT_BASE_DIR/vocab.txt \

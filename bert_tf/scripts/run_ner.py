@@ -1,4 +1,4 @@
-"""Named-entity recognition on CoNLL-2003, fine-tuned or feature-based (the paper's section 5.3).
+r"""Named-entity recognition on CoNLL-2003, fine-tuned or feature-based (the paper's section 5.3).
 
     python run_ner.py --do_train=true --do_eval=true --do_predict=true \
       --data_dir=$CONLL_DIR --init_checkpoint=$BERT_BASE_DIR/bert_model.ckpt \

@@ -1,4 +1,4 @@
-"""Pretrains BERT with masked LM and next-sentence prediction (the original's runner).
+r"""Pretrains BERT with masked LM and next-sentence prediction (the original's runner).
 
     python run_pretraining.py --input_file=/tmp/tf_examples.tfrecord \
       --output_dir=/tmp/pretraining_output --do_train=True --do_eval=True \

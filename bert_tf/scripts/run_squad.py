@@ -1,4 +1,4 @@
-"""Fine-tunes BERT on SQuAD 1.1 / 2.0 and answers questions (the original's runner).
+r"""Fine-tunes BERT on SQuAD 1.1 / 2.0 and answers questions (the original's runner).
 
     python run_squad.py --vocab_file=$BERT_BASE_DIR/vocab.txt \
       --bert_config_file=$BERT_BASE_DIR/bert_config.json \

@@ -1,4 +1,4 @@
-"""Fine-tunes BERT on SWAG multiple choice (the paper's section 4.4).
+r"""Fine-tunes BERT on SWAG multiple choice (the paper's section 4.4).
 
     python run_swag.py --data_dir=$SWAG_DIR --vocab_file=$BERT_DIR/vocab.txt \
       --bert_config_file=$BERT_DIR/bert_config.json \
