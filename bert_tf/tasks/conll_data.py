@@ -71,7 +71,8 @@ def read_conll(path, split="train", entity_types=ENTITY_TYPES):
     """Reads one CoNLL-2003 file as `TaggedSentence`s with BIO tags.
 
     Args:
-        path: the file (UTF-8; the released files are ASCII).
+        path: the file (UTF-8, with or without a byte-order mark; the released
+            files are ASCII).
         split: the prefix of the sentences' guids.
         entity_types: the entity types allowed in tags.
 
@@ -133,11 +134,16 @@ def read_conll(path, split="train", entity_types=ENTITY_TYPES):
 
 
 def _split_lines(path):
-    """Yields (1-based line number, whitespace-split fields) of each line."""
+    """Yields (1-based line number, whitespace-split fields) of each line.
+
+    The first line is read as "utf-8-sig": a byte-order mark (as Windows
+    editors write) is dropped instead of gluing itself to the first word,
+    which would turn a `-DOCSTART-` line into a sentence.
+    """
     with open(path, "rb") as f:
         for number, raw in enumerate(f, start=1):
             try:
-                yield number, raw.decode("utf-8").split()
+                yield number, raw.decode("utf-8-sig" if number == 1 else "utf-8").split()
             except UnicodeDecodeError as error:
                 raise ConllFormatError(f"{path}:{number}: not UTF-8 ({error})") from None
 

@@ -49,6 +49,16 @@ def span_objective():
     return Objective(loss_weights, losses, lambda outputs, batch: {}, ())
 
 
+def _check_questions(where, examples, is_training):
+    """Raises ValueError naming `where` (flag=file) when the file gave no question to use."""
+    if examples:
+        return
+    if is_training:
+        raise ValueError(f"{where}: no questions to train on (none in the file, or every "
+                         "answer was skipped as not found in its context's words)")
+    raise ValueError(f"{where}: no questions to answer")
+
+
 @dataclasses.dataclass(frozen=True)
 class SquadSplit:
     """A split's questions and their windows; its length is the number of questions."""
@@ -103,14 +113,23 @@ class SquadTask(Task):
                     "version_2_with_negative")}}
 
     def read_split(self, split):
-        """Questions and windows of the train file ("train") or the predict file (others)."""
+        """Questions and windows of the train file ("train") or the predict file (others).
+
+        Raises:
+            UsageError: the split's file is not given.
+            ValueError: naming the flag and file, for a file without a question
+                to use or whose contexts give no window (checked here, before
+                any model is built, not left to the input pipeline).
+        """
         is_training = split == "train"
         path = self.train_file if is_training else self.predict_file
         if not path:
             raise UsageError("--train_file is required with --do_train" if is_training
                              else "--predict_file is required with --do_eval / --do_predict")
+        where = f"--{'train' if is_training else 'predict'}_file={path}"
         examples = squad_data.read_squad_examples(path, is_training,
                                                   self.options.version_2_with_negative)
+        _check_questions(where, examples, is_training)
         if split == "dev" and not any(e.gold_answers for e in examples) \
                 and not self.options.version_2_with_negative:
             raise ValueError(f"{path}: no question has an answer; --do_eval scores against "
@@ -118,6 +137,9 @@ class SquadTask(Task):
         features = squad_features.convert_examples_to_features(
             examples, self.tokenizer, self.options.max_seq_length, self.options.doc_stride,
             self.options.max_query_length, is_training)
+        if not features:
+            raise ValueError(f"{where}: no {'training ' if is_training else ''}windows "
+                             "(every question's context is empty after tokenization)")
         return SquadSplit(examples, features)
 
     def build_model(self):

@@ -72,6 +72,18 @@ def test_docstart_anywhere(tmp_path):
         ("dev-2", ("Mary", "Smith"), ("B-PER", "I-PER"), 11)]
 
 
+@pytest.mark.parametrize("text", [
+    "-DOCSTART- -X- -X- O\n\nEU NNP I-NP I-ORG\nrejects VBZ I-VP O\n\n",
+    "EU NNP I-NP I-ORG\nrejects VBZ I-VP O\n\n-DOCSTART- -X- O O",
+])
+def test_byte_order_mark_reads_like_its_absence(tmp_path, text):
+    """A UTF-8 byte-order mark is neither a sentence (`-DOCSTART-`) nor part of a word."""
+    plain = conll_data.read_conll(_write(tmp_path, text, "plain"))
+    marked = conll_data.read_conll(_write(tmp_path, "\ufeff" + text, "marked"))
+    assert marked == plain
+    assert [s.words for s in marked] == [("EU", "rejects")]
+
+
 @pytest.mark.parametrize("text, where, message", [
     ("EU NNP I-ORG\n", ":1:", "expected 4 space-separated columns"),
     ("EU NNP I-NP I-ORG\n\nx NN I-NP O extra\n", ":3:", "got 5"),

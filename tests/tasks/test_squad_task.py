@@ -2,6 +2,7 @@
 
 import gzip
 import json
+import re
 
 import keras
 
@@ -15,7 +16,7 @@ from bert_tf.tasks import prediction, runner
 from bert_tf.tasks.squad import SquadOptions, SquadTask, build_span_model, span_objective
 from bert_tf.training.objective import batch_loss
 from tasks.task_runs import quick_options, read_results, tiny_model_files
-from tests_shared import shared_path, weights_by_name
+from tests_shared import run_script, shared_path, weights_by_name, write_tiny_bert_config
 
 
 def squad_subset(tmp_path, name, questions, impossible_every=None):
@@ -123,6 +124,54 @@ def test_missing_files_are_usage_errors(tmp_path):
     (tmp_path / "c").write_text("a file")
     with pytest.raises(UsageError, match="--output_dir=.*/c is a file, not a folder"):
         runner.run(task, quick_options(tmp_path / "c", do_train=True))
+
+
+BLANK = " \u200b \u3000 "  # whitespace and characters the tokenizer drops: no piece
+
+UNUSABLE = {
+    "no_data": [],
+    "no_paragraphs": [{"title": "t", "paragraphs": []}],
+    "blank_context": [{"title": "t", "paragraphs": [{"context": BLANK, "qas": [
+        {"id": "q", "question": "What?", "answers": [{"text": "\u200b", "answer_start": 1}]}]}]}],
+}
+
+
+def unusable_file(tmp_path, kind):
+    """Writes SQuAD 1.1 JSON of `UNUSABLE[kind]`; returns its path."""
+    path = tmp_path / f"{kind}.json"
+    path.write_text(json.dumps({"version": "1.1", "data": UNUSABLE[kind]}), encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize("kind, split, message", [
+    ("no_data", "train", "no questions to train on"),
+    ("no_paragraphs", "train", "no questions to train on"),
+    ("blank_context", "train", r"no training windows \(every question's context is empty"),
+    ("no_data", "test", "no questions to answer"),
+    ("no_paragraphs", "dev", "no questions to answer"),
+    ("blank_context", "test", r"no windows \(every question's context is empty"),
+])
+def test_a_file_without_windows_is_named_when_read(tmp_path, kind, split, message):
+    """Caught when the split is read, before a model: not a shuffle or predict error later."""
+    path = unusable_file(tmp_path, kind)
+    task = SquadTask(tiny_model_files(), path, path, SquadOptions(max_seq_length=64,
+                                                                  max_query_length=16))
+    flag = "--train_file" if split == "train" else "--predict_file"
+    with pytest.raises(ValueError, match=f"^{flag}={re.escape(path)}: {message}"):
+        task.read_split(split)
+
+
+def test_run_squad_without_training_windows_is_a_one_line_error(tmp_path):
+    result = run_script(
+        "run_squad.py", f"--vocab_file={shared_path('vocab', 'bert-base-uncased-vocab.txt')}",
+        f"--bert_config_file={write_tiny_bert_config(tmp_path / 'c.json')}", "--do_train",
+        f"--train_file={unusable_file(tmp_path, 'blank_context')}", "--max_seq_length=96",
+        f"--output_dir={tmp_path / 'out'}")
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"run_squad: error: --train_file={tmp_path / 'blank_context.json'}: no training "
+        "windows (every question's context is empty after tokenization)")
+    assert "Traceback" not in result.stderr and not (tmp_path / "out").exists()
 
 
 
