@@ -39,6 +39,10 @@ flags.DEFINE_string("tfds_data_dir", None, "tensorflow-datasets data_dir for --t
 
 def reader_from_flags():
     """The dataset reader `--task_name` (or `--tfds_name`) names."""
+    if not FLAGS.tfds_name:
+        cli.refuse_unused_flags(("tfds_data_dir",), "with --tfds_name")
+    if (FLAGS.task_name or "").lower() != "xnli" or FLAGS.tfds_name:
+        cli.refuse_unused_flags(("xnli_language",), "with --task_name=XNLI")
     if FLAGS.tfds_name:
         return TfdsTask(FLAGS.tfds_name, FLAGS.tfds_data_dir)
     if not FLAGS.task_name:

@@ -48,7 +48,10 @@ def run():
     """Trains, evaluates and predicts as the flags say; returns the eval results (or None)."""
     if FLAGS.max_seq_length <= FLAGS.max_query_length + 3:
         raise UsageError(f"The max_seq_length ({FLAGS.max_seq_length}) must be greater "
-                             f"than max_query_length ({FLAGS.max_query_length}) + 3")
+                         f"than max_query_length ({FLAGS.max_query_length}) + 3")
+    if not FLAGS.version_2_with_negative:
+        cli.refuse_unused_flags(("null_score_diff_threshold",),
+                                "with --version_2_with_negative (SQuAD 2.0)")
     options = runner_flags.run_options(FLAGS)
     squad_options = SquadOptions(
         max_seq_length=FLAGS.max_seq_length, doc_stride=FLAGS.doc_stride,

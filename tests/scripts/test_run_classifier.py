@@ -88,6 +88,9 @@ def test_bad_rows_fail_before_training(tmp_path, bad_row, message):
 @pytest.mark.parametrize("flag,message", [
     ("--max_seq_length=512", "--max_seq_length=512 exceeds the model's max_position_embeddings"),
     ("--max_seq_length=2", "flag --max_seq_length=2"),
+    # flags the run would ignore
+    ("--xnli_language=de", "--xnli_language applies only with --task_name=XNLI"),
+    ("--tfds_data_dir=/tmp", "--tfds_data_dir applies only with --tfds_name"),
 ])
 def test_usage_errors_exit_2_with_one_line(tmp_path, flag, message):
     result = _classifier(tmp_path, "--task_name=MRPC", "--data_dir=unused", "--do_train", flag)

@@ -95,6 +95,11 @@ def test_readme_squad_2_0_predict_with_threshold_and_errors(tmp_path):
                      f"--output_dir={tmp_path / 'bad'}")
     assert bad.returncode == 2
     assert "max_seq_length (128) must be greater than max_query_length (125) + 3" in bad.stderr
+    v1 = [flag for flag in common if flag != "--version_2_with_negative=True"]
+    ignored = run_script("run_squad.py", *v1, "--do_predict=True",
+                         "--null_score_diff_threshold=1.0", f"--output_dir={tmp_path / 'v1'}")
+    assert ignored.returncode == 2 and ("--null_score_diff_threshold applies only with "
+                                        "--version_2_with_negative") in ignored.stderr
 
 
 ORIGINAL_FLAGS = {
