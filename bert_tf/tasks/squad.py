@@ -105,6 +105,7 @@ class SquadTask(Task):
         self.options = options
         self.do_lower_case = do_lower_case
         self.tokenizer = FullTokenizer(model_files.vocab_file, do_lower_case=do_lower_case)
+        self._read = {}  # (path, is_training) -> SquadSplit
 
     def record(self):
         return {"task": self.name, "do_lower_case": self.do_lower_case,
@@ -114,6 +115,9 @@ class SquadTask(Task):
 
     def read_split(self, split):
         """Questions and windows of the train file ("train") or the predict file (others).
+
+        "dev" and "test" both read `--predict_file`: they are one `SquadSplit`,
+        so a run with --do_eval and --do_predict answers it once.
 
         Raises:
             UsageError: the split's file is not given.
@@ -126,14 +130,20 @@ class SquadTask(Task):
         if not path:
             raise UsageError("--train_file is required with --do_train" if is_training
                              else "--predict_file is required with --do_eval / --do_predict")
+        if (path, is_training) not in self._read:
+            self._read[path, is_training] = self._read_file(path, is_training)
+        squad_split = self._read[path, is_training]
+        if split == "dev" and not any(e.gold_answers for e in squad_split.examples) \
+                and not self.options.version_2_with_negative:
+            raise ValueError(f"{path}: no question has an answer; --do_eval scores against "
+                             "the answers of --predict_file")
+        return squad_split
+
+    def _read_file(self, path, is_training):
         where = f"--{'train' if is_training else 'predict'}_file={path}"
         examples = squad_data.read_squad_examples(path, is_training,
                                                   self.options.version_2_with_negative)
         _check_questions(where, examples, is_training)
-        if split == "dev" and not any(e.gold_answers for e in examples) \
-                and not self.options.version_2_with_negative:
-            raise ValueError(f"{path}: no question has an answer; --do_eval scores against "
-                             "the answers of --predict_file")
         features = squad_features.convert_examples_to_features(
             examples, self.tokenizer, self.options.max_seq_length, self.options.doc_stride,
             self.options.max_query_length, is_training)

@@ -143,8 +143,8 @@ class Task(abc.ABC):
             context: the run's `RunContext` (options, trainer, `predict`).
             examples: what `read_split("dev")` returned.
         """
-        dataset = self.dataset(examples, context.options.eval_batch_size, False)
-        return self.eval_results(context.predict(dataset), examples)
+        return self.eval_results(
+            context.outputs(self, examples, context.options.eval_batch_size), examples)
 
     def eval_results(self, outputs, examples):
         """`{"eval_<metric>": value}` from the model's outputs on the examples."""
@@ -152,8 +152,7 @@ class Task(abc.ABC):
 
     def predict(self, context, examples):
         """The model's outputs on the examples (a numpy nest, in example order)."""
-        return context.predict(self.dataset(examples, context.options.predict_batch_size,
-                                            False))
+        return context.outputs(self, examples, context.options.predict_batch_size)
 
     def write_predictions(self, outputs, examples, output_dir):
         """Writes the prediction files of the test examples into `output_dir`."""
@@ -185,6 +184,7 @@ class RunContext:
     def __init__(self, options, trainer):
         self.options = options
         self.trainer = trainer
+        self._outputs = {}  # id(examples) -> (examples, outputs)
 
     @property
     def model(self):
@@ -193,4 +193,16 @@ class RunContext:
     def predict(self, dataset):
         """The model's outputs over a finite dataset, as numpy (any output structure)."""
         return prediction.predict(self.trainer.model, dataset, self.trainer.eval_jit_compile)
+
+    def outputs(self, task, examples, batch_size):
+        """`task`'s model outputs on `examples`, computed once per run.
+
+        A split that is both evaluated and predicted (SQuAD's `--predict_file`
+        with --do_eval and --do_predict) is run through the model once: on
+        BERT-Base on a CPU that pass takes most of an hour.
+        """
+        if id(examples) not in self._outputs:  # the examples are kept, so ids stay unique
+            dataset = task.dataset(examples, batch_size, False)
+            self._outputs[id(examples)] = (examples, self.predict(dataset))
+        return self._outputs[id(examples)][1]
 
