@@ -9,8 +9,8 @@ classifier SavedModel (see docs/SERVING.md) to `<model_dir>/saved_model`
 (or `--export_dir`), with the `--max_seq_length` and `--do_lower_case` it
 was trained with (run.json) unless given, and the export is reused while
 it is newer than the checkpoint and was made with the same settings. `--export_dir` alone classifies with an existing export.
-Prints the predicted label and the probability of each label (the score,
-for a regression model).
+Prints the predicted label and the text (a pair: both, tab-separated), then
+the probability of each label (the score, for a regression model).
 """
 
 import os
@@ -102,6 +102,12 @@ def run():
     """Prints the predicted label and every label's probability for each text."""
     if FLAGS.text_b and len(FLAGS.text_b) != len(FLAGS.text):
         raise UsageError("give one --text_b for each --text")
+    for name in ("text", "text_b"):
+        for text in FLAGS[name].value or ():
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:  # bytes the terminal's encoding could not decode
+                raise UsageError(f"--{name}={ascii(text)} is not UTF-8 text") from None
     if not (FLAGS.model_dir or FLAGS.export_dir):
         raise UsageError("give --model_dir or --export_dir")
     if FLAGS.model_dir:
@@ -115,6 +121,8 @@ def run():
     labels = [label.decode() for label in _made_with(served)["labels"]]
     outputs = classify(served, FLAGS.text, FLAGS.text_b)
     for index, text in enumerate(FLAGS.text):
+        if FLAGS.text_b:
+            text = f"{text}\t{FLAGS.text_b[index]}"
         if "score" in outputs:
             print(f"{outputs['score'][index]:.4f}\t{text}")
             continue

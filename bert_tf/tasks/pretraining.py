@@ -40,6 +40,7 @@ class PretrainingTask(Task):
     """
 
     name = "pretraining"
+    split_unit = "input files"
 
     def __init__(self, model_files, input_file, eval_input_file=None, max_seq_length=128,
                  max_predictions_per_seq=20, nsp=True, causal=False, dynamic_masking=None,

@@ -28,6 +28,7 @@ from absl import logging
 
 from bert_tf.data.input_files import check_outputs_apart
 from bert_tf import serving
+from bert_tf.atomic_files import prepare_folder_for
 from bert_tf.errors import UsageError
 from bert_tf.tasks.model_files import checkpoint_folder
 from bert_tf.tasks.run_record import RECORD_FILE, check_run_record
@@ -48,7 +49,7 @@ def read_splits(task, options):
     splits = {}
     for split in options.requested_splits():
         splits[split] = task.read_split(split)
-        logging.info("%s %s: %d examples", task.name, split, len(splits[split]))
+        logging.info("%s %s: %d %s", task.name, split, len(splits[split]), task.split_unit)
     return splits
 
 
@@ -140,7 +141,12 @@ def run(task, options):
     _check_outputs_apart_from_inputs(task, options)
     strategy = _strategy(options)  # first: multi-worker set-up must precede any TF op
     splits = read_splits(task, options)
-    os.makedirs(options.output_dir, exist_ok=True)
+    try:
+        prepare_folder_for(os.path.join(options.output_dir, RECORD_FILE))
+    except OSError as error:
+        raise UsageError(f"--output_dir={options.output_dir}: {error} (to score a model in a "
+                         "folder you cannot write, give a new --output_dir and "
+                         "--init_checkpoint=that folder)") from None
     # One run per folder (the chief holds the lock; workers share the folder by design).
     lock = OutputDirLock(options.output_dir) if distribution.is_chief(strategy) else (
         contextlib.nullcontext())

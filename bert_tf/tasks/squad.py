@@ -96,6 +96,7 @@ class SquadTask(Task):
     """
 
     name = "squad"
+    split_unit = "questions"
 
     def __init__(self, model_files, train_file=None, predict_file=None,
                  options=SquadOptions(), do_lower_case=True):

@@ -158,6 +158,9 @@ class Task(abc.ABC):
         """Writes the prediction files of the test examples into `output_dir`."""
         raise NotImplementedError(f"task {self.name} does not predict")
 
+    # What `len()` of a split counts, for the log.
+    split_unit = "examples"
+
     # The names of the files the task writes into `output_dir` (predictions, scores).
     output_files = ()
 

@@ -40,8 +40,8 @@ def test_classify_text_exports_once_and_matches_the_model(classifier_folder, tmp
     inputs = stack_inputs([pack_tokens(tokenizer.tokenize(TEXT_A), tokenizer.tokenize(TEXT_B),
                                        tokenizer, 16)])
     expected = tf.nn.softmax(model(inputs, training=False))[0].numpy()
-    label, text = first.stdout.splitlines()[0].split("\t")
-    assert text == TEXT_A and label == LABELS[int(np.argmax(expected))]
+    label, text, text_b = first.stdout.splitlines()[0].split("\t")
+    assert (text, text_b) == (TEXT_A, TEXT_B) and label == LABELS[int(np.argmax(expected))]
     printed = dict(pair.split("=") for pair in first.stdout.splitlines()[1].split())
     np.testing.assert_allclose([float(printed[l]) for l in LABELS], expected, atol=1e-3)
 
@@ -71,6 +71,10 @@ def test_export_savedmodel_writes_what_the_flags_say(classifier_folder, tmp_path
     result = run_script("classify_text.py", f"--export_dir={tmp_path / 'served'}", f"--text={text}")
     _one_error_line(result, "classify_text", "the SavedModel there is of kind encoder, not "
                     "classifier")
+    # Bytes a shell passed that are not UTF-8 (Python keeps them as surrogates).
+    result = run_script("classify_text.py", f"--export_dir={tmp_path / 'served'}",
+                        "--text=caf\udce9")
+    _one_error_line(result, "classify_text", "--text='caf\\udce9' is not UTF-8 text")
     # A flag of another kind is refused, not ignored.
     result = run_script("export_savedmodel.py", "--kind=encoder", "--top_k=3",
                         f"--model_dir={classifier_folder[0]}/bert_model.ckpt",

@@ -281,3 +281,12 @@ def test_one_start_checkpoint_spelled_three_ways_resumes(tmp_path):
     for spelling in ("start", "start/bert_model.ckpt", "start/bert_model.ckpt.index"):
         runner.run(task, quick_options(tmp_path / "out", do_train=True,
                                        init_checkpoint=str(tmp_path / spelling)))
+
+
+def test_an_output_dir_that_cannot_be_written_is_named(tmp_path):
+    data = glue_subset(tmp_path, "MRPC", 8, files=("train.tsv",))
+    (tmp_path / "a_file").write_text("in the way")
+    with pytest.raises(UsageError, match=r"--output_dir=.*a_file/out: cannot write .*a file "
+                                         r"stands where its folder would be"):
+        runner.run(_task("MRPC", data), quick_options(tmp_path / "a_file" / "out",
+                                                      do_train=True))
