@@ -11,7 +11,8 @@ for each [MASK]; needs the pretraining heads), `classifier`
 (run_classifier.py), `span_qa` (run_squad.py: question + context ->
 answer; pass the --max_seq_length and SQuAD flags it was trained with) and
 `ner` (run_ner.py --mode=fine_tune: text -> entities with character
-offsets).
+offsets) and `multiple_choice` (run_swag.py: a context and its endings ->
+which ending follows).
 The export holds the vocabulary, casing, sequence length and labels, so
 clients pass only text. Flags left out take the values the model was
 trained with, from the `run.json` our runners write beside it

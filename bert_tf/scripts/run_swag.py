@@ -9,7 +9,9 @@ r"""Fine-tunes BERT on SWAG multiple choice (the paper's section 4.4).
 `--data_dir` holds SWAG's `train.csv`, `val.csv` and `test.csv`. Writes
 eval_results.txt (eval_accuracy, eval_loss, loss, global_step),
 test_results.tsv (the probability of each ending, one line per example) and,
-after training, the model as an original release folder.
+after training, the model as an original release folder; `--export_dir`
+adds a SavedModel that picks the ending of raw text (docs/SERVING.md,
+"Multiple choice").
 """
 
 from absl import flags

@@ -19,6 +19,7 @@ from bert_tf.serving import sources
 from bert_tf.serving.classifier_export import ClassifierServing
 from bert_tf.serving.encoder_export import EncoderServing
 from bert_tf.serving.masked_lm_export import MaskedLMServing
+from bert_tf.serving.multiple_choice_export import MultipleChoiceServing
 from bert_tf.serving.ner_export import NerServing
 from bert_tf.serving.span_qa_export import SpanQAServing
 from bert_tf.tokenization import validate_case_matches_checkpoint
@@ -30,6 +31,7 @@ KINDS = {
     "classifier": (ClassifierServing, sources.classifier_from),
     "span_qa": (SpanQAServing, sources.span_model_from),
     "ner": (NerServing, sources.token_classifier_from),
+    "multiple_choice": (MultipleChoiceServing, sources.choice_scorer_from),
 }
 # The kinds whose outputs are named by a label list (`labels.txt` of a folder).
 _LABELED = ("classifier", "ner")
@@ -41,15 +43,17 @@ def export(kind, model_or_folder, export_dir, *, vocab_file=None, labels=None,
     """Writes a SavedModel that answers raw text for one kind of model.
 
     Args:
-        kind: "encoder", "masked_lm", "classifier", "span_qa" or "ner" (see
-            docs/SERVING.md for each one's signatures).
+        kind: "encoder", "masked_lm", "classifier", "span_qa", "ner" or
+            "multiple_choice" (see docs/SERVING.md for each one's signatures).
         model_or_folder: a checkpoint folder or prefix (ours, the original
             release's, or HuggingFace safetensors), or a built Keras model:
             for "encoder" any model containing a `BertEncoder`, for
             "masked_lm" a `BertPretrainer`, for "classifier" a model from
             encoder inputs to logits, for "span_qa" one from encoder inputs
             to start and end logits (`build_span_model`), for "ner" one
-            from encoder inputs to per-token logits (`build_token_classifier`).
+            from encoder inputs to per-token logits (`build_token_classifier`),
+            for "multiple_choice" `build_multiple_choice_model`'s (or a
+            scorer of single sequences).
         export_dir: where to write; an existing SavedModel there is
             replaced, any other existing non-empty folder is refused.
         vocab_file: the vocabulary; default: `vocab.txt` of the folder.

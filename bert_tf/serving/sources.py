@@ -103,6 +103,11 @@ def classifier_from(source):
     return restored(build_classifier(source.config, len(source.labels)), source, "output_")
 
 
+def choice_scorer_from(source):
+    """Encoder + the one-output head that scores each ending (`run_swag.py`), restored."""
+    return restored(build_classifier(source.config, 1), source, "output_")
+
+
 def token_classifier_from(source):
     """Encoder + the same head on every token (`run_ner.py --mode=fine_tune`), restored."""
     return restored(build_token_classifier(source.config, len(source.labels)), source,

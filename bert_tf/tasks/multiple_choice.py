@@ -84,6 +84,12 @@ class SwagTask(LogitsPerExampleTask):
         return choices_dataset(examples, self.preprocessor, batch_size, is_training, seed,
                                input_context)
 
+    serving_kind = "multiple_choice"
+
+    def serving_options(self):
+        return {"vocab_file": self.model_files.vocab_file,
+                "max_seq_length": self.max_seq_length, "do_lower_case": self.do_lower_case}
+
     def export(self, model, output_dir):
         """The original release folder (encoder + the choice scorer's `output_weights`)."""
         export_original(model, self.model_files.config, self.model_files.vocab_file, output_dir)

@@ -102,9 +102,49 @@ def test_run_swag_end_to_end(tmp_path):
     task = SwagTask(str(tmp_path), tiny_model_files(), max_seq_length=24)
     results = runner.run(task, quick_options(tmp_path / "out", train_batch_size=4,
                                              eval_batch_size=4, predict_batch_size=4,
-                                             do_train=True, do_eval=True, do_predict=True))
+                                             do_train=True, do_eval=True, do_predict=True,
+                                             export_dir=str(tmp_path / "served")))
     assert results["global_step"] == 2
     assert {"eval_accuracy", "eval_loss", "loss"} <= set(results)
     rows = (tmp_path / "out" / "test_results.tsv").read_text().splitlines()
     assert len(rows) == 8 and all(len(r.split("\t")) == 4 for r in rows)
     assert (tmp_path / "out" / "bert_model.ckpt.index").exists()
+
+    # The SavedModel answers raw text as the trained model scores its packed inputs.
+    import tensorflow as tf
+    from bert_tf import serving
+    from bert_tf.checkpoints import export_original, restore
+    test = task.read_split("test")
+    model = task.build_model()
+    restore(model, str(tmp_path / "out"))
+
+    def model_logits():
+        return np.concatenate([model(batch, training=False).numpy()
+                               for batch in task.dataset(test, 4, False)])
+
+    context = tf.constant([e.context for e in test])
+    endings = tf.constant([list(e.endings) for e in test])
+    served = tf.saved_model.load(str(tmp_path / "served")).signatures["serving_default"]
+    np.testing.assert_allclose(served(context=context, endings=endings)["logits"].numpy(),
+                               model_logits(), atol=1e-6)
+    # Weights moved far from their start, so that a mix-up of endings would show; exported
+    # from a release folder, as export_savedmodel.py --kind=multiple_choice does.
+    rng = np.random.default_rng(1)
+    for variable in model.weights:
+        variable.assign(variable + rng.normal(0, 0.05, variable.shape).astype("float32"))
+    logits = model_logits()
+    assert np.ptp(logits) > 1e-3  # 100 times the tolerance below
+    export_original(model, task.model_files.config, task.model_files.vocab_file,
+                    str(tmp_path / "moved"))
+    serving.export("multiple_choice", str(tmp_path / "moved"), str(tmp_path / "from_folder"),
+                   max_seq_length=24)
+    from_folder = tf.saved_model.load(str(tmp_path / "from_folder"))
+    outputs = from_folder.signatures["serving_default"](context=context, endings=endings)
+    np.testing.assert_allclose(outputs["logits"].numpy(), logits, atol=1e-5)
+    np.testing.assert_allclose(outputs["probabilities"].numpy(),
+                               tf.nn.softmax(logits).numpy(), atol=1e-6)
+    assert outputs["choice"].numpy().tolist() == logits.argmax(-1).tolist()
+    assert from_folder.signatures["metadata"]()["kind"].numpy() == b"multiple_choice"
+    # Any number of endings: each is scored on its own.
+    two = from_folder.signatures["serving_default"](context=context, endings=endings[:, :2])
+    np.testing.assert_allclose(two["logits"].numpy(), logits[:, :2], atol=1e-5)
