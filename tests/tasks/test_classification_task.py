@@ -207,12 +207,15 @@ def test_export_dir_ends_the_run_with_a_savedmodel_that_answers_text(tmp_path):
 
 
 def test_an_export_that_cannot_be_written_fails_before_work(tmp_path):
-    from bert_tf.tasks.multiple_choice import SwagTask
-    with pytest.raises(UsageError, match="--export_dir: task swag has no SavedModel export"):
-        runner.run(SwagTask(str(tmp_path), tiny_model_files(), 16),
-                   quick_options(tmp_path / "out", do_train=True,
-                                 export_dir=str(tmp_path / "served")))
     task = _task("MRPC", glue_subset(tmp_path, "MRPC", 8, files=("train.tsv",)))
+
+    class Unservable(ClassificationTask):
+        serving_kind = None
+
+    unservable = Unservable(task.reader, task.data_dir, task.model_files, 32)
+    with pytest.raises(UsageError, match="--export_dir: task mrpc has no SavedModel export"):
+        runner.run(unservable, quick_options(tmp_path / "out", do_train=True,
+                                             export_dir=str(tmp_path / "served")))
     with pytest.raises(UsageError, match="is --output_dir; the SavedModel needs a folder"):
         runner.run(task, quick_options(tmp_path / "out", do_train=True,
                                        export_dir=str(tmp_path / "out")))
