@@ -25,7 +25,7 @@ from absl import flags
 from bert_tf.errors import UsageError
 from bert_tf.scripts import cli, runner_flags
 from bert_tf.tasks import runner
-from bert_tf.tasks.model_files import resolve_model_files, vocab_beside
+from bert_tf.tasks.model_files import vocab_beside
 from bert_tf.tasks.ner import MODES, NerTask
 from bert_tf.tasks.token_features import FEATURE_LAYERS
 from bert_tf.tokenization.vocab import vocab_is_lower_cased
@@ -49,7 +49,7 @@ def do_lower_case():
     """`--do_lower_case`, or when unset the casing of the vocabulary."""
     if FLAGS.do_lower_case is not None:
         return FLAGS.do_lower_case
-    vocab_file = FLAGS.vocab_file or vocab_beside(FLAGS.init_checkpoint)
+    vocab_file = runner_flags.model_file_paths(FLAGS)[1] or vocab_beside(FLAGS.init_checkpoint)
     if not vocab_file:
         raise UsageError("--vocab_file is required (no vocab.txt beside --init_checkpoint)")
     return vocab_is_lower_cased(vocab_file)
@@ -63,8 +63,7 @@ def run():
     if FLAGS.mode != "feature_based":
         cli.refuse_unused_flags(("feature_layers", "lstm_units"), "with --mode=feature_based")
     lower_case = do_lower_case()
-    model_files = resolve_model_files(FLAGS.bert_config_file, FLAGS.vocab_file,
-                                      FLAGS.init_checkpoint, lower_case, FLAGS.max_seq_length)
+    model_files = runner_flags.model_files(FLAGS, do_lower_case=lower_case)
     task = NerTask(FLAGS.data_dir, model_files, FLAGS.max_seq_length, lower_case,
                    mode=FLAGS.mode, doc_stride=FLAGS.doc_stride,
                    feature_layers=FLAGS.feature_layers, lstm_units=FLAGS.lstm_units,

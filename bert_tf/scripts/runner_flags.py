@@ -9,6 +9,8 @@ parsed flags into the explicit objects the runner flow takes; nothing below
 the scripts reads `FLAGS`.
 """
 
+import os
+
 from absl import flags
 
 from bert_tf.tasks.model_files import resolve_model_files
@@ -87,16 +89,39 @@ def define_runtime_flags():
                       "hidden size <= 256, training never.")
     flags.DEFINE_integer("steps_per_execution", None, "The most training steps per "
                          "tf.function call and progress line (default: --iterations_per_loop); "
-                         "on one machine a call also ends after about 10 s.", lower_bound=1)
+                         "a call also ends after about 10 s.", lower_bound=1)
     flags.DEFINE_string("export_dir", None, "Also write a self-contained SavedModel here "
                         "at the end of training.")
 
 
-def model_files(values, needs_vocab=True):
-    """The resolved and checked `ModelFiles` of parsed model flags."""
-    return resolve_model_files(values.bert_config_file, values.vocab_file,
-                               values.init_checkpoint, values.do_lower_case,
-                               values.max_seq_length, needs_vocab)
+def model_file_paths(values):
+    """`(bert_config_file, vocab_file)` of parsed flags, either None where not given.
+
+    Without `--bert_config_file` and `--init_checkpoint`, a run that finished
+    in `--output_dir` gives its own `bert_config.json` and `vocab.txt`: rerun
+    its command line with `--do_eval` or `--do_predict` alone to use the
+    model it trained (the runner resumes from its last checkpoint).
+    """
+    config_file, vocab_file = values.bert_config_file, values.vocab_file
+    finished = getattr(values, "output_dir", None)
+    if not (config_file or values.init_checkpoint) and finished and os.path.exists(
+            os.path.join(finished, "bert_config.json")):
+        config_file = os.path.join(finished, "bert_config.json")
+        beside = os.path.join(finished, "vocab.txt")
+        vocab_file = vocab_file or (beside if os.path.exists(beside) else None)
+    return config_file, vocab_file
+
+
+def model_files(values, needs_vocab=True, do_lower_case=None):
+    """The resolved and checked `ModelFiles` of parsed model flags (`model_file_paths`).
+
+    `do_lower_case`: the casing, where not `--do_lower_case` (NER's default).
+    """
+    config_file, vocab_file = model_file_paths(values)
+    return resolve_model_files(
+        config_file, vocab_file, values.init_checkpoint,
+        values.do_lower_case if do_lower_case is None else do_lower_case,
+        values.max_seq_length, needs_vocab)
 
 
 def run_options(values, **overrides):

@@ -46,6 +46,12 @@ def test_mrpc_train_eval_predict(tmp_path):
     probabilities = dict(p.split("=") for p in result.stdout.splitlines()[1].split())
     expected = [float(v) for v in rows[0].split("\t")]
     assert abs(float(probabilities["1"]) - expected[1]) < 1e-3
+    # Predicting again with the trained model: its folder gives the config and vocabulary.
+    (tmp_path / "out" / "test_results.tsv").unlink()
+    again = run_script("run_classifier.py", "--task_name=MRPC", f"--data_dir={data}",
+                       "--do_predict", f"--output_dir={tmp_path / 'out'}", "--max_seq_length=32")
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert (tmp_path / "out" / "test_results.tsv").read_text().splitlines() == rows
 
 
 def test_tfds_dataset_built_from_local_files(tmp_path):
