@@ -127,5 +127,5 @@ def _load(refs, filename):
         logging.info("not in checkpoint, newly initialised: %s", name)
     for name in report.unused:
         logging.info("unused checkpoint tensor: %s", name)
-    warn_unused_layers(report.unused, filename)
+    warn_unused_layers(report.unused, report.restored, filename)
     return report

@@ -87,19 +87,25 @@ def is_training_checkpoint(names):
     return _OBJECT_GRAPH_KEY in names
 
 
-def warn_unused_layers(unused, source):
-    """Warns, in one line, of encoder layers a checkpoint holds and the model has not.
+def warn_unused_layers(unused, restored, source):
+    """Warns, in one line, of encoder layers a checkpoint holds and the model's encoder has not.
 
     A config with fewer `num_hidden_layers` than the checkpoint loads its
     first layers and drops the rest: on purpose when a smaller model starts
     from a bigger one's lower layers, by mistake when the config is the
     wrong one. Either way the user should read it, not find it among one
-    log line per unused tensor.
+    log line per unused tensor. A model without encoder layers (a tagger
+    on cached features) uses none of them, rightly.
 
     >>> warn_unused_layers(["bert/encoder/layer_4/output/dense/kernel",
-    ...                     "encoder.layer.5.output.dense.bias", "cls/squad/output_bias"], "x")
+    ...                     "encoder.layer.5.output.dense.bias", "cls/squad/output_bias"],
+    ...                    ["bert/encoder/layer_3/output/dense/kernel"], "x")
     [4, 5]
+    >>> warn_unused_layers(["bert/encoder/layer_4/output/dense/kernel"], ["lstm/kernel"], "x")
+    []
     """
+    if not any(map(_ENCODER_LAYER.search, restored)):
+        return []
     layers = sorted({int(match.group(1)) for match in map(_ENCODER_LAYER.search, unused)
                      if match})
     if layers:
@@ -194,7 +200,7 @@ def load_tf1_checkpoint(model, path):
         logging.info("not in checkpoint, newly initialised: %s", name)
     for name in report.unused:
         logging.info("unused checkpoint variable: %s", name)
-    warn_unused_layers(report.unused, prefix)
+    warn_unused_layers(report.unused, report.restored, prefix)
     return report
 
 

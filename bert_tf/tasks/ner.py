@@ -161,7 +161,7 @@ class NerTask(Task):
         self.feature_batch_size = feature_batch_size
         self.labels = conll_data.bio_labels()
         self.tokenizer = FullTokenizer(model_files.vocab_file, do_lower_case=do_lower_case)
-        self._encoder = None
+        self._encoder = self._feature_function = None
 
     def record(self):
         record = {"task": self.name, "mode": self.mode, "labels": list(self.labels),
@@ -227,10 +227,15 @@ class NerTask(Task):
             key = token_features.fingerprint(self.model_files.init_checkpoint,
                                              self.feature_layers, split.columns)
             split.features = token_features.cached_features(
-                path, lambda: token_features.feature_extractor(self.encoder(),
-                                                               self.feature_layers),
-                split.columns, self.feature_batch_size, key)
+                path, self.feature_function, split.columns, self.feature_batch_size, key)
         return split.features
+
+    def feature_function(self):
+        """The frozen encoder's feature pass, built once for every split."""
+        if self._feature_function is None:
+            self._feature_function = token_features.FeatureFunction(
+                token_features.feature_extractor(self.encoder(), self.feature_layers))
+        return self._feature_function
 
     # -- outputs ----------------------------------------------------------------
 

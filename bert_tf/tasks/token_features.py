@@ -92,6 +92,32 @@ def feature_extractor(encoder, feature_layers):
     return keras.Model(encoder.input, ops.cast(selected, "float32"))
 
 
+class FeatureFunction:
+    """A `feature_extractor`'s forward pass, one `tf.function` for every split of a run.
+
+    Traced once, and once more for a split's shorter last batch
+    (`reduce_retracing`), not once per split: a new function per split
+    traced six times for CoNLL's three, and TensorFlow warned of retracing.
+
+    Attributes:
+        width: the features per token.
+    """
+
+    def __init__(self, extractor):
+        self.width = extractor.output.shape[-1]
+        self._forward = tf.function(
+            lambda batch: extractor(batch, training=False), autograph=False,
+            reduce_retracing=True,
+            jit_compile=use_xla(None, encoder_hidden_size(extractor), False,
+                                extractor.compute_dtype))
+
+    def __call__(self, batch):
+        return self._forward(batch)
+
+    def tracing_count(self):
+        return self._forward.experimental_get_tracing_count()
+
+
 def fingerprint(init_checkpoint, feature_layers, columns):
     """What a cache was computed from: checkpoint, layers and a digest of the token ids."""
     digest = hashlib.sha256()
@@ -102,13 +128,13 @@ def fingerprint(init_checkpoint, feature_layers, columns):
             "inputs_sha256": digest.hexdigest()}
 
 
-def cached_features(path, make_extractor, columns, batch_size, key):
+def cached_features(path, make_function, columns, batch_size, key):
     """The features of the windows in `columns`, from `path` or computed and saved there.
 
     Args:
         path: the `.npy` file; `<path>.json` holds its fingerprint.
-        make_extractor: returns a `feature_extractor` model; called only when
-            the features must be computed (loading an encoder costs time).
+        make_function: returns the `FeatureFunction`; called only when the
+            features must be computed (loading an encoder costs time).
         columns: `tagging_features.window_columns` output (padded windows).
         batch_size: windows per forward pass.
         key: the `fingerprint` the cache must match.
@@ -126,17 +152,11 @@ def cached_features(path, make_extractor, columns, batch_size, key):
     if os.path.exists(key_path):
         os.remove(key_path)
     remove_left_behind(path)  # a killed computation's features: gigabytes for CoNLL's train
-    extractor = make_extractor()
+    forward = make_function()
     lengths = columns["input_mask"].sum(axis=1)
-    width = extractor.output.shape[-1]
     temp = temporary_name(path) + ".npy"
     rows = np.lib.format.open_memmap(temp, mode="w+", dtype=np.float32,
-                                     shape=(int(lengths.sum()), width))
-    # reduce_retracing: the last, shorter batch of a split reuses the trace.
-    forward = tf.function(lambda batch: extractor(batch, training=False), autograph=False,
-                          reduce_retracing=True,
-                          jit_compile=use_xla(None, encoder_hidden_size(extractor), False,
-                                              extractor.compute_dtype))
+                                     shape=(int(lengths.sum()), forward.width))
     inputs = {name: columns[name] for name in ENCODER_INPUTS}
     progress = WorkProgress(f"{path}: computing the features of {len(lengths)} windows",
                             total=-(-len(lengths) // batch_size))

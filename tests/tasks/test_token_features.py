@@ -46,7 +46,8 @@ def test_every_feature_choice_matches_hf_hidden_states(minilm_encoder, hf_minilm
         # One batch of every window: one trace (and XLA compilation) per
         # choice; the cache test below runs a split's shorter last batch.
         rows = token_features.cached_features(str(tmp_path / f"{feature_layers}.npy"),
-                                              lambda: extractor, columns, len(mask), key)
+                                              lambda: token_features.FeatureFunction(extractor),
+                                              columns, len(mask), key)
         expected = _hf_combination(hidden, feature_layers)[mask]  # real tokens, window order
         assert rows.shape == (mask.sum(), token_features.feature_width(384, feature_layers))
         scale = np.abs(expected).max()
@@ -68,20 +69,27 @@ def test_cache_is_reused_only_for_the_same_inputs(uncased_vocab_file, tmp_path):
     second = token_features.feature_extractor(_tiny_encoder(2), "last")
     key = token_features.fingerprint("ckpt-1", "last", columns)
     (tmp_path / "dev.npy.tmp-999999999.npy").write_bytes(b"a killed run's half")
-    computed = np.array(token_features.cached_features(path, lambda: first, columns, 5, key))
+    function = token_features.FeatureFunction(first)
+    computed = np.array(token_features.cached_features(path, lambda: function, columns, 5, key))
+    # A second split through the same function: no new trace (12 windows: 5, 5 and 2).
+    token_features.cached_features(str(tmp_path / "test.npy"), lambda: function, columns, 5,
+                                   key)
+    assert function.tracing_count() == 2  # full batches, then any size
     # Same fingerprint: the file is read back, no encoder is even asked for.
     reused = token_features.cached_features(
         path, lambda: pytest.fail("recomputed a cached split"), columns, 5, key)
     np.testing.assert_array_equal(reused, computed)
     # Another checkpoint: recomputed with the second encoder.
     other_key = token_features.fingerprint("ckpt-2", "last", columns)
-    recomputed = token_features.cached_features(path, lambda: second, columns, 5, other_key)
+    recomputed = token_features.cached_features(
+        path, lambda: token_features.FeatureFunction(second), columns, 5, other_key)
     assert not np.allclose(recomputed, computed)
     mask = columns["input_mask"].astype(bool)
     np.testing.assert_allclose(recomputed, np.asarray(second(
         {k: columns[k] for k in token_features.ENCODER_INPUTS}))[mask], atol=1e-5)
     # The killed run's half was removed before computing.
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["dev.npy", "dev.npy.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dev.npy", "dev.npy.json", "test.npy",
+                                                          "test.npy.json"]
     with pytest.raises(ValueError, match="--feature_layers='middle'"):
         token_features.feature_extractor(_tiny_encoder(1), "middle")
 
