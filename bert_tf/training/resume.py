@@ -25,7 +25,7 @@ import tensorflow as tf
 from absl import logging
 
 from bert_tf.checkpoints import READ_ERRORS, CheckpointError
-from bert_tf.training.init_checkpoint import is_training_checkpoint
+from bert_tf.checkpoints.tf1 import is_training_checkpoint, read_checkpoint
 
 CHECKPOINT_NAME = "ckpt"  # what tf.train.CheckpointManager calls its files
 UNREADABLE_FOLDER = "unreadable_checkpoints"
@@ -133,8 +133,10 @@ def original_checkpoint(folder):
     """
     for _, prefix in _numbered(folder, _ORIGINAL_INDEX):
         try:
-            if not is_training_checkpoint(prefix):
-                return prefix
-        except tf.errors.OpError as error:
-            logging.warning("%s: unreadable (%s)", prefix, str(error).splitlines()[0])
+            names = read_checkpoint(prefix).get_variable_to_shape_map()
+        except CheckpointError as error:
+            logging.warning("%s", error)
+            continue
+        if not is_training_checkpoint(names):
+            return prefix
     return None

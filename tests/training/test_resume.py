@@ -11,7 +11,7 @@ import pytest
 import tensorflow as tf
 
 from bert_tf.checkpoints import CheckpointError, tf1_variable_map
-from bert_tf.training.resume import ResumeError
+from bert_tf.training.resume import ResumeError, original_checkpoint
 from training.tiny_training import CONFIG, dataset_fn, make_trainer
 
 
@@ -131,3 +131,15 @@ def test_checkpoint_of_the_original_code_loads_as_weights(tmp_path):
     assert int(trainer.global_step.numpy()) == 0
     for ours, theirs in zip(trainer.model.weights, source.weights):
         np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_only_readable_name_based_checkpoints_count_as_the_original_codes(tmp_path, caplog):
+    model = make_trainer(tmp_path / "source").model
+    tf.train.Checkpoint(model=model).write(str(tmp_path / "model.ckpt-3"))  # object-based
+    assert original_checkpoint(str(tmp_path)) is None
+    (tmp_path / "model.ckpt-5.index").write_bytes(b"not an sstable")
+    with caplog.at_level("WARNING"):
+        assert original_checkpoint(str(tmp_path)) is None
+    assert "model.ckpt-5.index: unreadable" in caplog.text
+    _write_original_checkpoint(model, tmp_path, step=4)
+    assert original_checkpoint(str(tmp_path)) == str(tmp_path / "model.ckpt-4")
