@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 
+import tensorflow as tf
 from absl import logging
 
 from bert_tf.atomic_files import write_text
@@ -59,7 +60,7 @@ def _model_record(model_files):
     """The model a run trains: its config, and its vocabulary's SHA-256 (ids mean tokens)."""
     vocab_hash = None
     if model_files.vocab_file:
-        with open(model_files.vocab_file, "rb") as f:
+        with tf.io.gfile.GFile(model_files.vocab_file, "rb") as f:
             vocab_hash = hashlib.sha256(f.read()).hexdigest()
     return {"bert_config": model_files.config.to_dict(), "vocab_sha256": vocab_hash}
 
@@ -108,12 +109,12 @@ def recorded_run(folder):
         UsageError: the record is there but does not read.
     """
     path = os.path.join(folder, RECORD_FILE)
-    if not os.path.exists(path):
+    if not tf.io.gfile.exists(path):
         return None
     try:
-        with open(path, encoding="utf-8") as f:
+        with tf.io.gfile.GFile(path) as f:
             return json.load(f)
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, tf.errors.OpError) as error:
         raise UsageError(f"{path}: unreadable run record ({error}); delete it to "
                          "use the checkpoints beside it anyway") from None
 
@@ -125,19 +126,74 @@ def _check_same_task(output_dir, recorded, new):
                          f"{new['task']['task']}; use a new --output_dir")
 
 
-def _check_evaluated_model(output_dir, recorded, new):
-    """Refuses to score the folder's model with settings or files it was not trained with."""
-    _check_same_task(output_dir, recorded, new)
+def _same_keys(recorded, new):
+    """The two records, less what one of them cannot say.
+
+    A record written before runs recorded their model has no "model"; a run
+    that reads no text (pretraining on records) may or may not name a
+    vocabulary, whose hash then says nothing about what it computes.
+
+    >>> config = {"hidden_act": "gelu"}
+    >>> _same_keys({"task": {}}, {"task": {}, "model": {"bert_config": config}})
+    ({'task': {}}, {'task': {}})
+    >>> _same_keys({"model": {"bert_config": config, "vocab_sha256": "07ec"}},
+    ...            {"model": {"bert_config": config, "vocab_sha256": None}})[0]
+    {'model': {'bert_config': {'hidden_act': 'gelu'}, 'vocab_sha256': None}}
+    """
+    recorded, new = dict(recorded), dict(new)
+    if "model" not in recorded or "model" not in new:
+        recorded.pop("model", None)
+        new.pop("model", None)
+    elif None in (recorded["model"].get("vocab_sha256"), new["model"].get("vocab_sha256")):
+        recorded["model"] = dict(recorded["model"], vocab_sha256=None)
+        new["model"] = dict(new["model"], vocab_sha256=None)
+    return recorded, new
+
+
+def _evaluation_changes(recorded, new):
+    """How a scoring run would read its data otherwise than the recorded model was trained."""
     fixed = [key for key in recorded.get("task", {}) if key not in _EVALUATION_SETTINGS]
     trained = {"task": {key: recorded["task"][key] for key in fixed},
                "model": recorded.get("model")}
     asked = {"task": {key: new["task"].get(key) for key in fixed}, "model": new.get("model")}
-    changes = list(_differences(_comparable(trained), asked))
-    if changes:
-        raise UsageError(
-            f"--output_dir={output_dir} holds a model trained otherwise than this run would "
-            f"read its data ({'; '.join(changes)}); rerun with the recorded settings, or "
-            "score it from a new --output_dir with --init_checkpoint")
+    return list(_differences(*_same_keys(_comparable(trained), asked)))
+
+
+def _check_scored_model(output_dir, latest, recorded, new, init_checkpoint):
+    """Says what an evaluation or prediction scores, checked against its training's record.
+
+    The folder's own model (a checkpoint in `output_dir`, or the model it
+    exported there) read otherwise than it was trained is refused. A model
+    from another folder that records its run is checked the same way, with
+    a warning only: a model may be scored on another task on purpose.
+    """
+    scored = latest or init_checkpoint
+    if not scored:
+        raise UsageError(f"nothing to score: --output_dir={output_dir} holds no checkpoint "
+                         "and no --init_checkpoint was given")
+    folder = output_dir if latest else (
+        init_checkpoint if tf.io.gfile.isdir(init_checkpoint) else os.path.dirname(
+            init_checkpoint))
+    own = latest or os.path.realpath(folder) == os.path.realpath(output_dir)
+    trained = recorded if latest else recorded_run(folder)
+    if trained is not None:
+        if own:
+            _check_same_task(output_dir, trained, new)
+        changes = _evaluation_changes(trained, new)
+        other_task = trained.get("task", {}).get("task")
+        if other_task != new["task"]["task"]:
+            changes.insert(0, f"task: {other_task!r} in the recorded run, "
+                              f"{new['task']['task']!r} now")
+        if changes and own:
+            raise UsageError(
+                f"--output_dir={output_dir} holds a model trained otherwise than this run "
+                f"would read its data ({'; '.join(changes)}); rerun with the recorded "
+                "settings")
+        if changes:
+            logging.warning("--init_checkpoint=%s was trained otherwise than this run reads "
+                            "its data (%s)", init_checkpoint, "; ".join(changes))
+    logging.info("scoring %s (of the run recorded in %s)", scored,
+                 os.path.join(folder, RECORD_FILE) if trained else "no run.json")
 
 
 def check_run_record(output_dir, task, options, train_steps):
@@ -154,23 +210,12 @@ def check_run_record(output_dir, task, options, train_steps):
     latest = checkpoints[0][1] if checkpoints else None
     recorded = recorded_run(output_dir)
     new = _comparable(run_record(task, options, train_steps))
-    if recorded is not None and "model" not in recorded:  # recorded before models were
-        new.pop("model", None)
     if not options.do_train:
-        if latest:
-            if recorded is not None:
-                _check_evaluated_model(output_dir, recorded, new)
-            logging.info("scoring %s (of the run recorded in %s)", latest,
-                         path if recorded else "no run.json")
-        elif options.init_checkpoint:
-            logging.info("scoring --init_checkpoint=%s", options.init_checkpoint)
-        else:
-            raise UsageError(f"nothing to score: --output_dir={output_dir} holds no checkpoint "
-                             "and no --init_checkpoint was given")
+        _check_scored_model(output_dir, latest, recorded, new, options.init_checkpoint)
         return
     if latest and recorded is not None:
         _check_same_task(output_dir, recorded, new)
-        changes = list(_differences(_comparable(recorded), new))
+        changes = list(_differences(*_same_keys(_comparable(recorded), new)))
         if changes:
             raise UsageError(
                 f"--output_dir={output_dir} holds a run with other options; resuming it would "

@@ -22,6 +22,7 @@ tests run whole runners in-process. See `bert_tf.tasks.task` for an example.
 """
 
 import contextlib
+import dataclasses
 import os
 
 from absl import logging
@@ -29,6 +30,7 @@ from absl import logging
 from bert_tf.data.input_files import check_outputs_apart
 from bert_tf import serving
 from bert_tf.atomic_files import prepare_folder_for
+from bert_tf.checkpoints import CHECKPOINT_BASENAME
 from bert_tf.errors import UsageError
 from bert_tf.tasks.model_files import checkpoint_folder
 from bert_tf.tasks.run_record import RECORD_FILE, check_run_record
@@ -37,6 +39,7 @@ from bert_tf.training import distribution, precision
 from bert_tf.training.compilation import encoder_hidden_size, use_xla
 from bert_tf.training.init_checkpoint import initialize_from_checkpoint
 from bert_tf.training.optimization import create_optimizer
+from bert_tf.training.resume import original_checkpoint, training_checkpoints
 from bert_tf.training.run_dir import OutputDirLock
 from bert_tf.training.summaries import write_eval_results
 from bert_tf.training.trainer import Trainer
@@ -154,7 +157,26 @@ def run(task, options):
         return _run_phases(task, options, strategy, splits)
 
 
+def _exported_model_to_score(options):
+    """`options`, scoring the model a finished run exported in `output_dir` where that is all.
+
+    An evaluation or prediction alone resumes the folder's newest `ckpt-N`;
+    where those were deleted (they are for resuming) or the folder was
+    copied without them, the exported `bert_model.ckpt` is the model.
+    """
+    exported = os.path.join(options.output_dir, CHECKPOINT_BASENAME)
+    if (options.do_train or options.init_checkpoint
+            or training_checkpoints(options.output_dir)
+            or original_checkpoint(options.output_dir)
+            or not os.path.exists(exported + ".index")):
+        return options
+    logging.info("no training checkpoint in %s: scoring the model it exported, %s",
+                 options.output_dir, exported)
+    return dataclasses.replace(options, init_checkpoint=exported)
+
+
 def _run_phases(task, options, strategy, splits):
+    options = _exported_model_to_score(options)
     train_steps = task.train_steps(splits.get("train", ()), options)
     check_run_record(options.output_dir, task, options, train_steps)
     trainer = build_trainer(task, options, strategy, train_steps)

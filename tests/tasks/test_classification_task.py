@@ -293,3 +293,25 @@ def test_an_output_dir_that_cannot_be_written_is_named(tmp_path):
                                          r"stands where its folder would be"):
         runner.run(_task("MRPC", data), quick_options(tmp_path / "a_file" / "out",
                                                       do_train=True))
+
+
+def test_a_finished_folder_without_its_training_checkpoints_scores_its_exported_model(
+        tmp_path, caplog):
+    data = glue_subset(tmp_path, "MRPC", 8, files=("train.tsv", "dev.tsv"))
+    task = _task("MRPC", data)
+    trained = runner.run(task, quick_options(tmp_path / "out", do_train=True, do_eval=True))
+    for path in (tmp_path / "out").glob("ckpt-*"):
+        path.unlink()
+    (tmp_path / "out" / "checkpoint").unlink()
+    scored = runner.run(task, quick_options(tmp_path / "out", do_eval=True))
+    assert scored["eval_accuracy"] == trained["eval_accuracy"]
+    cased = ClassificationTask(get_task("MRPC"), str(data), tiny_model_files(), 32,
+                               do_lower_case=False)
+    with pytest.raises(UsageError, match=r"task.do_lower_case: True in the recorded run"):
+        runner.run(cased, quick_options(tmp_path / "out", do_eval=True))
+    # The same model from another folder: scored, with a warning naming the difference.
+    with caplog.at_level("WARNING"):
+        runner.run(cased, quick_options(tmp_path / "elsewhere", do_eval=True,
+                                        init_checkpoint=str(tmp_path / "out")))
+    assert "was trained otherwise than this run reads its data (task.do_lower_case" in (
+        caplog.text)
