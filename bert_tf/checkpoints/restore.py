@@ -37,7 +37,7 @@ def config_beside(path):
     Raises:
         CheckpointError: if the checkpoint's folder has neither file.
     """
-    if not (os.path.exists(path) or os.path.exists(path + ".index")):
+    if "://" not in path and not (os.path.exists(path) or os.path.exists(path + ".index")):
         raise CheckpointError(f"{path}: not found")
     folder = path if os.path.isdir(path) else os.path.dirname(path) or "."
     original = os.path.join(folder, "bert_config.json")

@@ -176,8 +176,9 @@ def load_tf1_checkpoint(model, path):
     shapes = reader.get_variable_to_shape_map()
     if is_training_checkpoint(shapes):
         raise CheckpointError(
-            f"{prefix}: a training checkpoint (for resuming a run), not a model; pass the "
-            "bert_model.ckpt that the runner writes beside it when training finishes")
+            f"{prefix}: an object-based checkpoint, such as a run's ckpt-N (for resuming), "
+            "not a model in the original's layout; pass the bert_model.ckpt that a runner "
+            "writes beside it when training finishes")
     refs = tf1_variable_map(model)
     check_compatible(refs, shapes, prefix)
     restored = sorted(set(refs) & set(shapes))

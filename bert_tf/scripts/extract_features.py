@@ -59,9 +59,10 @@ def run():
     if FLAGS.bert_config_file:
         read_files["bert_config_file"] = [FLAGS.bert_config_file]
     if FLAGS.init_checkpoint:  # its weights, config and whatever else lies beside them
-        folder = checkpoint_folder(FLAGS.init_checkpoint)
-        read_files["init_checkpoint"] = [os.path.join(folder, name)
-                                         for name in os.listdir(folder or ".")]
+        folder = checkpoint_folder(FLAGS.init_checkpoint) or "."
+        if os.path.isdir(folder):
+            read_files["init_checkpoint"] = [os.path.join(folder, name)
+                                             for name in os.listdir(folder)]
     check_outputs_apart([FLAGS.output_file], read_files)
     prepare_folder_for(FLAGS.output_file)
     config = model_files.config

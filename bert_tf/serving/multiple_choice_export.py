@@ -4,7 +4,8 @@ The served form of a `run_swag.py` model. Each pair `[CLS] context [SEP]
 ending [SEP]` is scored on its own by the encoder and the one-output head,
 and an example's scores are its logits over the endings, as in training;
 so a request may give any number of endings, the same for every row of a
-batch (pad a short row with empty endings and ignore their scores). For B
+batch (rows with fewer endings go in a batch of their own: an empty ending
+would get a score, a share of the probabilities and perhaps the choice). For B
 contexts with C endings each, `serving_default(context, endings)` returns:
 
 * `probabilities` float32 [B, C]: softmax over each row's endings;

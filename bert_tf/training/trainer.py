@@ -15,8 +15,9 @@ the trainer does the rest:
 
 * several steps per `tf.function` call, each step consuming
   `gradient_accumulation_steps` micro-batches: at most `steps_per_execution`,
-  and in one process only what fits in about `max_call_seconds`
-  (`call_sizes`), so progress lines and stop signals come that often;
+  and only what fits in about `max_call_seconds` (`call_sizes`; the workers
+  of a multi-worker run agree on the fewest, `worker_agreement`), so
+  progress lines and stop signals come that often;
 * a checkpoint in `output_dir` every `save_checkpoints_steps` steps and at
   the end (`trainer.checkpoints`, a `run_checkpoints.RunCheckpoints`:
   resuming, and never overwriting a checkpoint this run did not write);
@@ -79,9 +80,8 @@ class Trainer:
             micro-batches), for the sequences/s figure.
         gradient_accumulation_steps: micro-batches per optimizer step.
         steps_per_execution: the most training steps per `tf.function` call.
-        max_call_seconds: where one process drives the strategy, calls end
-            after about this long (`call_sizes`); None: every call runs
-            `steps_per_execution` steps.
+        max_call_seconds: calls end after about this long (`call_sizes`);
+            None: every call runs `steps_per_execution` steps.
         save_checkpoints_steps: checkpoint period in steps.
         clip_norm: global gradient norm to clip to (None: no clipping).
         jit_compile: XLA-compile each replica's forward and backward pass.

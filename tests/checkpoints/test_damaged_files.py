@@ -49,8 +49,8 @@ def test_a_truncated_or_empty_index_names_the_file(tmp_path, tiny_config, cut):
 def test_a_training_checkpoint_is_named_as_such(tmp_path, tiny_config):
     encoder = BertEncoder(tiny_config)
     prefix = tf.train.Checkpoint(model=encoder).write(str(tmp_path / "ckpt-3"))
-    with pytest.raises(CheckpointError, match=r"ckpt-3: a training checkpoint \(for resuming "
-                                              r"a run\), not a model; pass the bert_model.ckpt"):
+    with pytest.raises(CheckpointError, match=r"ckpt-3: an object-based checkpoint, such as a "
+                                              r"run's ckpt-N \(for resuming\), not a model"):
         load_tf1_checkpoint(BertEncoder(tiny_config), prefix)
 
 
