@@ -23,6 +23,7 @@ from bert_tf import serving
 from bert_tf.errors import UsageError
 from bert_tf.scripts import cli
 from bert_tf.scripts.trained_settings import settings
+from bert_tf.tasks.model_files import checkpoint_folder
 
 CACHE_NAME = "saved_model"
 # What the export depends on in a run_classifier.py output folder.
@@ -57,10 +58,11 @@ def load_classifier(model_dir=None, export_dir=None, max_seq_length=128, do_lowe
                              f"{kind}, not classifier (export_savedmodel.py "
                              "--kind=classifier makes one)")
         return served
-    export_dir = export_dir or os.path.join(model_dir, CACHE_NAME)
+    # Beside the checkpoint: a folder named after a prefix would hide the checkpoint.
+    export_dir = export_dir or os.path.join(checkpoint_folder(model_dir), CACHE_NAME)
     wanted = {"kind": b"classifier", "max_seq_length": max_seq_length,
               "do_lower_case": do_lower_case}
-    if not _newer_than_sources(export_dir, model_dir):
+    if not _newer_than_sources(export_dir, checkpoint_folder(model_dir)):
         serving.export("classifier", model_dir, export_dir, max_seq_length=max_seq_length,
                        do_lower_case=do_lower_case)
     served = tf.saved_model.load(export_dir)

@@ -19,13 +19,13 @@ import os
 from absl import logging
 
 from bert_tf.errors import UsageError
+from bert_tf.tasks.model_files import checkpoint_folder
 from bert_tf.tasks.run_record import RECORD_FILE, recorded_run
 from bert_tf.tokenization.vocab import vocab_is_lower_cased
 
 
-def _folder(model_dir):
-    """The folder of a checkpoint folder or prefix (`out/bert_model.ckpt` -> `out`)."""
-    return model_dir if os.path.isdir(model_dir) else os.path.dirname(model_dir)
+# The Python types of the recorded values, by absl flag type.
+_TYPES = {"bool": bool, "int": int, "float": (int, float)}
 
 
 def settings(flag_values, model_dir, names, vocab_file=None):
@@ -43,14 +43,21 @@ def settings(flag_values, model_dir, names, vocab_file=None):
         UsageError: `--do_lower_case` given against the recorded run, or an
             unreadable record.
     """
-    folder = _folder(model_dir)
+    folder = checkpoint_folder(model_dir)
     trained = (recorded_run(folder) or {}).get("task", {})
     chosen = {}
     for name in names:
         flag = flag_values[name]
         if name not in trained:
             chosen[name] = flag.value
-        elif not flag.present:
+            continue
+        wanted = _TYPES.get(flag.flag_type(), object)
+        if not isinstance(trained[name], wanted) or (wanted is int
+                                                     and isinstance(trained[name], bool)):
+            raise UsageError(f"{os.path.join(folder, RECORD_FILE)}: {name}="
+                             f"{trained[name]!r} is not a {flag.flag_type()}; is the file "
+                             "one a runner wrote?")
+        if not flag.present:
             chosen[name] = trained[name]
             logging.info("--%s=%s, as the model was trained (%s)", name, trained[name],
                          os.path.join(folder, RECORD_FILE))

@@ -165,6 +165,22 @@ def test_exports_read_text_as_the_model_was_trained(classifier_folder, tmp_path,
     assert result.returncode == 0, result.stderr[-3000:]
     assert _metadata(release / "saved_model")["do_lower_case"] is False
 
+    # A checkpoint prefix as --model_dir: the export goes beside the checkpoint, not under it.
+    result = run_script("classify_text.py", f"--model_dir={release / 'bert_model.ckpt'}",
+                        "--max_seq_length=16", "--text=hello")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert (release / "bert_model.ckpt.index").is_file() and not (
+        release / "bert_model.ckpt").exists()
+    # A record that is JSON but not a runner's: one line naming the file.
+    (folder / "run.json").write_text("[1, 2]")
+    result = run_script("export_savedmodel.py", "--kind=encoder", f"--model_dir={folder}",
+                        f"--export_dir={tmp_path / 'other'}")
+    _one_error_line(result, "export_savedmodel", "run.json: unreadable run record")
+    (folder / "run.json").write_text(json.dumps({"task": {"max_seq_length": "24"}}))
+    result = run_script("export_savedmodel.py", "--kind=encoder", f"--model_dir={folder}",
+                        f"--export_dir={tmp_path / 'other'}")
+    _one_error_line(result, "export_savedmodel", "run.json: max_seq_length='24' is not a int")
+
     # A SQuAD 2.0 run: its windows and null answers too.
     squad = tmp_path / "squad_run"
     shutil.copytree(classifier_folder[0], squad)
