@@ -75,9 +75,12 @@ class MultipleChoiceServing(TextServingModule):
 
     def serve_choices(self, context, endings):
         """The answers for contexts (tf.string [B]) and their endings (tf.string [B, C])."""
-        tf.debugging.assert_equal(tf.size(context), tf.shape(endings)[0],
-                                  message="give one row of endings per context")
-        num_choices = tf.shape(endings)[1]
+        checks = [tf.debugging.assert_equal(tf.size(context), tf.shape(endings)[0],
+                                            message="give one row of endings per context"),
+                  tf.debugging.assert_positive(tf.shape(endings)[1],
+                                               message="give at least one ending per row")]
+        with tf.control_dependencies(checks):  # before any work that would fail less clearly
+            num_choices = tf.shape(endings)[1]
         pairs = (tf.repeat(context, num_choices), tf.reshape(endings, [-1]))
         scores = tf.cast(self.inference(self.packed(pairs)), tf.float32)
         logits = tf.reshape(scores, tf.shape(endings))

@@ -113,7 +113,10 @@ def recorded_run(folder):
         return None
     try:
         with tf.io.gfile.GFile(path) as f:
-            return json.load(f)
+            record = json.load(f)
+        if not (isinstance(record, dict) and isinstance(record.get("task", {}), dict)):
+            raise ValueError("not an object with a task object")
+        return record
     except (OSError, ValueError, tf.errors.OpError) as error:
         raise UsageError(f"{path}: unreadable run record ({error}); delete it to "
                          "use the checkpoints beside it anyway") from None
@@ -192,6 +195,12 @@ def _check_scored_model(output_dir, latest, recorded, new, init_checkpoint):
         if changes:
             logging.warning("--init_checkpoint=%s was trained otherwise than this run reads "
                             "its data (%s)", init_checkpoint, "; ".join(changes))
+        shaped = [f"{key}={new['task'][key]!r} (trained with {trained['task'][key]!r})"
+                  for key in _EVALUATION_SETTINGS if key in trained.get("task", {})
+                  and new["task"].get(key, trained["task"][key]) != trained["task"][key]]
+        if shaped:
+            logging.warning("scoring with %s: the answers may differ from the trained "
+                            "settings'", ", ".join(shaped))
     logging.info("scoring %s (of the run recorded in %s)", scored,
                  os.path.join(folder, RECORD_FILE) if trained else "no run.json")
 

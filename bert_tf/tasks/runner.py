@@ -33,7 +33,7 @@ from bert_tf.atomic_files import prepare_folder_for
 from bert_tf.checkpoints import CHECKPOINT_BASENAME
 from bert_tf.errors import UsageError
 from bert_tf.tasks.model_files import checkpoint_folder
-from bert_tf.tasks.run_record import RECORD_FILE, check_run_record
+from bert_tf.tasks.run_record import RECORD_FILE, check_run_record, recorded_run
 from bert_tf.tasks.task import RunContext
 from bert_tf.training import distribution, precision
 from bert_tf.training.compilation import encoder_hidden_size, use_xla
@@ -158,28 +158,33 @@ def run(task, options):
 
 
 def _exported_model_to_score(options):
-    """`options`, scoring the model a finished run exported in `output_dir` where that is all.
+    """`(options, its step)`, scoring the model a finished run exported in `output_dir`
+    where that is all; `(options, None)` otherwise.
 
     An evaluation or prediction alone resumes the folder's newest `ckpt-N`;
     where those were deleted (they are for resuming) or the folder was
-    copied without them, the exported `bert_model.ckpt` is the model.
+    copied without them, the exported `bert_model.ckpt` is the model, of
+    the last step its `run.json` records.
     """
     exported = os.path.join(options.output_dir, CHECKPOINT_BASENAME)
     if (options.do_train or options.init_checkpoint
             or training_checkpoints(options.output_dir)
             or original_checkpoint(options.output_dir)
             or not os.path.exists(exported + ".index")):
-        return options
+        return options, None
     logging.info("no training checkpoint in %s: scoring the model it exported, %s",
                  options.output_dir, exported)
-    return dataclasses.replace(options, init_checkpoint=exported)
+    step = (recorded_run(options.output_dir) or {}).get("train_steps")
+    return dataclasses.replace(options, init_checkpoint=exported), step
 
 
 def _run_phases(task, options, strategy, splits):
-    options = _exported_model_to_score(options)
+    options, exported_step = _exported_model_to_score(options)
     train_steps = task.train_steps(splits.get("train", ()), options)
     check_run_record(options.output_dir, task, options, train_steps)
     trainer = build_trainer(task, options, strategy, train_steps)
+    if isinstance(exported_step, int):  # eval_results.txt says which step it scored
+        trainer.global_step.assign(exported_step)
     context = RunContext(options, trainer)
     if options.do_train:
         logging.info("training %s: %d steps of batch %d", task.name, train_steps,

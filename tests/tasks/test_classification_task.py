@@ -305,6 +305,7 @@ def test_a_finished_folder_without_its_training_checkpoints_scores_its_exported_
     (tmp_path / "out" / "checkpoint").unlink()
     scored = runner.run(task, quick_options(tmp_path / "out", do_eval=True))
     assert scored["eval_accuracy"] == trained["eval_accuracy"]
+    assert scored["global_step"] == trained["global_step"] == 1  # the step run.json records
     cased = ClassificationTask(get_task("MRPC"), str(data), tiny_model_files(), 32,
                                do_lower_case=False)
     with pytest.raises(UsageError, match=r"task.do_lower_case: True in the recorded run"):

@@ -3,6 +3,7 @@
 import csv
 
 import numpy as np
+import pytest
 
 from bert_tf.tasks.multiple_choice import build_multiple_choice_model
 from bert_tf.tasks.swag_data import read_swag
@@ -64,7 +65,6 @@ def test_reader_errors_name_file_and_line(tmp_path):
     _write(tmp_path / "val.csv", SCENES)
     with open(tmp_path / "val.csv", "a", encoding="utf-8") as f:
         f.write("x,1,a,b,c,gold,e0,e1,e2,e3,5\n")
-    import pytest
     with pytest.raises(ValueError, match=r"val.csv:6: label '5' is not 0-3"):
         read_swag(str(tmp_path / "val.csv"))
 
@@ -145,6 +145,8 @@ def test_run_swag_end_to_end(tmp_path):
                                tf.nn.softmax(logits).numpy(), atol=1e-6)
     assert outputs["choice"].numpy().tolist() == logits.argmax(-1).tolist()
     assert from_folder.signatures["metadata"]()["kind"].numpy() == b"multiple_choice"
+    with pytest.raises(tf.errors.InvalidArgumentError, match="give at least one ending per row"):
+        from_folder.signatures["serving_default"](context=context, endings=endings[:, :0])
     # Any number of endings: each is scored on its own.
     two = from_folder.signatures["serving_default"](context=context, endings=endings[:, :2])
     np.testing.assert_allclose(two["logits"].numpy(), logits[:, :2], atol=1e-5)
