@@ -27,10 +27,10 @@ import os
 
 from absl import logging
 
-from bert_tf.data.input_files import check_outputs_apart
 from bert_tf import serving
 from bert_tf.atomic_files import prepare_folder_for
 from bert_tf.checkpoints import CHECKPOINT_BASENAME
+from bert_tf.data.input_files import check_outputs_apart
 from bert_tf.errors import UsageError
 from bert_tf.tasks.model_files import checkpoint_folder
 from bert_tf.tasks.run_record import RECORD_FILE, check_run_record, recorded_run
