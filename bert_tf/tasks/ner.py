@@ -183,6 +183,9 @@ class NerTask(Task):
         raise FileNotFoundError(f"--data_dir={self.data_dir}: no {' or '.join(names)} "
                                 f"for the {split} split")
 
+    def training_data(self, train_split):
+        return train_split.sentences
+
     def read_split(self, split):
         sentences = conll_data.read_conll(self.split_path(split), split)
         windows = tagging_features.tagging_windows(

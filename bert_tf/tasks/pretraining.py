@@ -60,6 +60,9 @@ class PretrainingTask(Task):
                 "max_predictions_per_seq": self.max_predictions_per_seq,
                 "dynamic_masking": self.dynamic_masking is not None}
 
+    def training_data(self, train_split):
+        return None  # its input files: a resumed run may be given more
+
     def read_split(self, split):
         """The split's input files, each checked before training starts."""
         flag = _INPUT_FLAGS.get(split)

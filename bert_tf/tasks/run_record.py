@@ -4,8 +4,9 @@ Resuming is how an interrupted run goes on: rerun the same command. But a
 rerun with other hyper-parameters into a folder that holds a finished run
 would resume at the final step, train nothing and report the old scores.
 So the first training run writes `run.json`: the task, the options that
-decide what is trained, and the model it trains (its `bert_config.json`
-and a hash of its vocabulary). A training rerun whose record differs stops
+decide what is trained, the model it trains (its `bert_config.json` and a
+hash of its vocabulary) and a hash of its training examples
+(`Task.training_data`). A training rerun whose record differs stops
 with the differences. So does an evaluation or prediction of the folder's
 model whose task settings differ where the model depends on them (another
 task, labels, casing, SQuAD 2.0 or not) or whose model files differ: it
@@ -35,7 +36,7 @@ _EVALUATION_SETTINGS = ("max_seq_length", "doc_stride", "max_query_length",
                         "max_predictions_per_seq", "dynamic_masking")
 
 
-def run_record(task, options, train_steps):
+def run_record(task, options, train_steps, train_split=None):
     """The JSON-able description of a training run.
 
     >>> from bert_tf.tasks.run_options import RunOptions
@@ -53,6 +54,9 @@ def run_record(task, options, train_steps):
     model_files = getattr(task, "model_files", None)
     if model_files is not None:
         record["model"] = _model_record(model_files)
+    data = task.training_data(train_split) if train_split is not None else None
+    if data is not None:
+        record["training_data_sha256"] = hashlib.sha256(repr(data).encode()).hexdigest()
     return record
 
 
@@ -144,6 +148,9 @@ def _same_keys(recorded, new):
     {'model': {'bert_config': {'hidden_act': 'gelu'}, 'vocab_sha256': None}}
     """
     recorded, new = dict(recorded), dict(new)
+    if "training_data_sha256" not in recorded or "training_data_sha256" not in new:
+        recorded.pop("training_data_sha256", None)
+        new.pop("training_data_sha256", None)
     if "model" not in recorded or "model" not in new:
         recorded.pop("model", None)
         new.pop("model", None)
@@ -205,7 +212,7 @@ def _check_scored_model(output_dir, latest, recorded, new, init_checkpoint):
                  os.path.join(folder, RECORD_FILE) if trained else "no run.json")
 
 
-def check_run_record(output_dir, task, options, train_steps):
+def check_run_record(output_dir, task, options, train_steps, train_split=None):
     """Refuses to resume another run; records a new one; says what an evaluation scores.
 
     Raises:
@@ -218,7 +225,7 @@ def check_run_record(output_dir, task, options, train_steps):
         [(None, original_checkpoint(output_dir))] if original_checkpoint(output_dir) else [])
     latest = checkpoints[0][1] if checkpoints else None
     recorded = recorded_run(output_dir)
-    new = _comparable(run_record(task, options, train_steps))
+    new = _comparable(run_record(task, options, train_steps, train_split))
     if not options.do_train:
         _check_scored_model(output_dir, latest, recorded, new, options.init_checkpoint)
         return

@@ -181,7 +181,7 @@ def _exported_model_to_score(options):
 def _run_phases(task, options, strategy, splits):
     options, exported_step = _exported_model_to_score(options)
     train_steps = task.train_steps(splits.get("train", ()), options)
-    check_run_record(options.output_dir, task, options, train_steps)
+    check_run_record(options.output_dir, task, options, train_steps, splits.get("train"))
     trainer = build_trainer(task, options, strategy, train_steps)
     if isinstance(exported_step, int):  # eval_results.txt says which step it scored
         trainer.global_step.assign(exported_step)

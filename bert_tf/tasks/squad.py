@@ -114,6 +114,9 @@ class SquadTask(Task):
                     "max_seq_length", "doc_stride", "max_query_length",
                     "version_2_with_negative")}}
 
+    def training_data(self, train_split):
+        return train_split.examples
+
     def read_split(self, split):
         """Questions and windows of the train file ("train") or the predict file (others).
 

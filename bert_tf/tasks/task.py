@@ -107,6 +107,15 @@ class Task(abc.ABC):
         """What defines this task's training run, for `run.json` (see `run_record`)."""
         return {"task": self.name}
 
+    def training_data(self, train_split):
+        """The training examples as `run.json` fingerprints them (their `repr`), or None.
+
+        By default the split itself, a list of examples; a family whose split
+        holds more returns its examples, and one whose data may grow while a
+        run resumes (pretraining's files) returns None.
+        """
+        return train_split
+
     def warmup_steps(self, train_steps, options):
         """Linear warmup steps: `options.num_warmup_steps`, else a proportion of the run."""
         if options.num_warmup_steps is not None:

@@ -90,6 +90,12 @@ def test_rerun_with_other_hyper_parameters_is_refused(tmp_path):
         runner.run(task, quick_options(tmp_path / "out", do_train=True, learning_rate=2e-5))
     # The same options resume (nothing left to train) without complaint.
     runner.run(task, quick_options(tmp_path / "out", do_train=True))
+    # Other training data (one row more) is another run.
+    (tmp_path / "more").mkdir()
+    more = _task("MRPC", glue_subset(tmp_path / "more", "MRPC", 9, files=("train.tsv",)))
+    with pytest.raises(UsageError, match=r"training_data_sha256: '[0-9a-f]{64}' in the recorded "
+                                         r"run, '[0-9a-f]{64}' now"):
+        runner.run(more, quick_options(tmp_path / "out", do_train=True))
     # Another task into that folder is named as such, not as a list of differences.
     rte = _task("RTE", glue_subset(tmp_path, "RTE", 8, files=("train.tsv",)))
     with pytest.raises(UsageError, match=r"holds a run of task mrpc, not rte; use a new"):
