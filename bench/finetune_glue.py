@@ -22,6 +22,8 @@ import time
 import numpy as np
 from absl import app, flags
 
+from shared_data import SHARED_DATA
+
 from bert_tf.checkpoints import config_beside
 from bert_tf.tasks import classification_results, runner
 from bert_tf.tasks.classification import ClassificationTask, examples_dataset
@@ -32,8 +34,6 @@ from bert_tf.tasks.task import RunContext
 from bert_tf.training.distribution import get_strategy
 import hf_recipe  # noqa: E402  (bench/ is on sys.path: this script's folder)
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHARED = os.environ.get("BERT_TF_SHARED_DATA", os.path.join(REPO, "..", "shared", "data"))
 FOLDERS = {"sst-2": "SST-2", "mrpc": "MRPC", "rte": "RTE", "sts-b": "STS-B", "cola": "CoLA"}
 SHORT_TASKS = ("sst-2", "cola")
 
@@ -49,7 +49,7 @@ flags.DEFINE_integer("max_seq_length", 0, "Sequence length (0: per task, 64 for 
                      "else 128).")
 flags.DEFINE_integer("seed", 12345, "Seed of the subset and the order.")
 flags.DEFINE_bool("jit_compile", False, "XLA-compile our training step (slower on CPU).")
-flags.DEFINE_string("model_dir", os.path.join(SHARED, "models", "all-MiniLM-L6-v2"),
+flags.DEFINE_string("model_dir", os.path.join(SHARED_DATA, "models", "all-MiniLM-L6-v2"),
                     "HuggingFace folder of the pretrained weights.")
 
 
@@ -136,7 +136,7 @@ def main(argv):
     rows = []
     for name in FLAGS.tasks:
         task = get_task(name)
-        folder = os.path.join(SHARED, "glue", FOLDERS[task.name])
+        folder = os.path.join(SHARED_DATA, "glue", FOLDERS[task.name])
         rng = np.random.default_rng(FLAGS.seed)
         subset, order = training_order(task.read(folder, "train"), rng)
         dev = task.read(folder, "dev")

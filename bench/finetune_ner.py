@@ -27,6 +27,8 @@ import time
 import numpy as np
 from absl import app, flags
 
+from shared_data import SHARED_DATA
+
 from bert_tf.checkpoints import config_beside
 from bert_tf.tasks import runner
 from bert_tf.tasks.batching import batched_columns
@@ -39,8 +41,6 @@ from bert_tf.tasks.task import RunContext
 from bert_tf.training.distribution import get_strategy
 import hf_recipe  # noqa: E402  (bench/ is on sys.path: this script's folder)
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHARED = os.environ.get("BERT_TF_SHARED_DATA", os.path.join(REPO, "..", "shared", "data"))
 
 FLAGS = flags.FLAGS
 flags.DEFINE_integer("train_sentences", 4000, "First sentences of eng.train to train on "
@@ -54,7 +54,7 @@ flags.DEFINE_list("implementations", ["bert_tf", "hf"], "Which to train: bert_tf
                   "starts from bert_tf's initial classifier weights either way).")
 flags.DEFINE_enum("mixed_precision", "float32", ["float32", "mixed_bfloat16"],
                   "bert_tf's dtype policy (HF always trains in float32).")
-flags.DEFINE_string("model_dir", os.path.join(SHARED, "models", "all-MiniLM-L6-v2"),
+flags.DEFINE_string("model_dir", os.path.join(SHARED_DATA, "models", "all-MiniLM-L6-v2"),
                     "HuggingFace folder of the pretrained weights.")
 
 
@@ -81,7 +81,7 @@ def training_order(train, rng):
 def make_task():
     model_files = ModelFiles(config_beside(FLAGS.model_dir),
                              os.path.join(FLAGS.model_dir, "vocab.txt"), FLAGS.model_dir)
-    return SameBatchesTask(os.path.join(SHARED, "conll2003"), model_files, FLAGS.max_seq_length,
+    return SameBatchesTask(os.path.join(SHARED_DATA, "conll2003"), model_files, FLAGS.max_seq_length,
                            do_lower_case=True)
 
 

@@ -34,6 +34,8 @@ import time
 import numpy as np
 from absl import app, flags
 
+from shared_data import SHARED_DATA
+
 from bert_tf.checkpoints import config_beside
 from bert_tf.tasks import runner
 from bert_tf.tasks.batching import batched_columns
@@ -46,8 +48,6 @@ from bert_tf.tasks.task import RunContext
 from bert_tf.training.distribution import get_strategy
 import hf_recipe  # noqa: E402  (bench/ is on sys.path: this script's folder)
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHARED = os.environ.get("BERT_TF_SHARED_DATA", os.path.join(REPO, "..", "shared", "data"))
 
 FLAGS = flags.FLAGS
 
@@ -67,9 +67,9 @@ def define_flags():
     flags.DEFINE_integer("doc_stride", 128, "Context pieces between window starts.")
     flags.DEFINE_integer("max_query_length", 64, "Question pieces kept.")
     flags.DEFINE_integer("seed", 12345, "Seed of the subsets, the window order and torch.")
-    flags.DEFINE_string("model_dir", os.path.join(SHARED, "models", "all-MiniLM-L6-v2"),
+    flags.DEFINE_string("model_dir", os.path.join(SHARED_DATA, "models", "all-MiniLM-L6-v2"),
                         "HuggingFace folder of the pretrained weights (uncased vocabulary).")
-    flags.DEFINE_string("squad_dir", os.path.join(SHARED, "squad"),
+    flags.DEFINE_string("squad_dir", os.path.join(SHARED_DATA, "squad"),
                         "Folder of train-v1.1.json.gz, dev-v1.1.json.gz, dev-v2.0.json.gz.")
 
 

@@ -36,6 +36,8 @@ import pathlib
 import sys
 import tempfile
 
+from shared_data import SHARED_DATA
+
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 REPO = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -59,7 +61,6 @@ from round_robin import define_threads_flag, time_round_robin, use_threads  # no
 from step_runners import autocast, torch_step, trainer_step  # noqa: E402
 from timing_table import BenchRun, TimedRow, markdown_table  # noqa: E402
 
-SHARED = pathlib.Path(os.environ.get("BERT_TF_SHARED_DATA", REPO.parent / "shared" / "data"))
 LEARNING_RATE = 5e-5
 # Steps the learning-rate schedule is built for: more than any run takes, so it never reaches 0.
 SCHEDULE_STEPS = 10_000
@@ -68,9 +69,9 @@ SCHEDULE_STEPS = 10_000
 TOLERANCE = {"float32": 1e-4, "mixed_bfloat16": 5e-2}
 
 FLAGS = flags.FLAGS
-flags.DEFINE_string("model_dir", str(SHARED / "models" / "all-MiniLM-L6-v2"),
+flags.DEFINE_string("model_dir", str(SHARED_DATA / "models" / "all-MiniLM-L6-v2"),
                     "HuggingFace BERT folder (config.json, model.safetensors, vocab.txt).")
-flags.DEFINE_string("data_dir", str(SHARED / "glue" / "MRPC"), "MRPC folder (train.tsv).")
+flags.DEFINE_string("data_dir", str(SHARED_DATA / "glue" / "MRPC"), "MRPC folder (train.tsv).")
 flags.DEFINE_integer("batch_size", 32, "Sequence pairs per step.", lower_bound=1)
 flags.DEFINE_integer("seq_length", 128, "Tokens per packed pair.", lower_bound=8,
                      upper_bound=512)

@@ -23,6 +23,8 @@ import time
 
 from absl import app, flags
 
+from shared_data import SHARED_DATA
+
 from bert_tf.checkpoints import config_beside
 from bert_tf.tasks import runner
 from bert_tf.tasks.model_files import ModelFiles
@@ -30,8 +32,6 @@ from bert_tf.tasks.ner import NerTask
 from bert_tf.tasks.run_options import RunOptions
 from bert_tf.tasks.token_features import FEATURE_LAYERS
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHARED = os.environ.get("BERT_TF_SHARED_DATA", os.path.join(REPO, "..", "shared", "data"))
 
 FLAGS = flags.FLAGS
 flags.DEFINE_integer("train_sentences", 4000, "First sentences of eng.train to train on "
@@ -42,13 +42,13 @@ flags.DEFINE_integer("batch_size", 32, "Training batch size.")
 flags.DEFINE_integer("max_seq_length", 64, "Tokens per window.")
 flags.DEFINE_integer("lstm_units", 768, "Units per LSTM direction (the paper: 768).")
 flags.DEFINE_list("feature_layers", list(FEATURE_LAYERS), "The rows to run.")
-flags.DEFINE_string("model_dir", os.path.join(SHARED, "models", "all-MiniLM-L6-v2"),
+flags.DEFINE_string("model_dir", os.path.join(SHARED_DATA, "models", "all-MiniLM-L6-v2"),
                     "HuggingFace folder of the pretrained weights.")
 
 
 def subset_data_dir(folder):
     """A CoNLL folder in `folder`: the first `--train_sentences` of eng.train, all of testa/testb."""
-    source = os.path.join(SHARED, "conll2003")
+    source = os.path.join(SHARED_DATA, "conll2003")
     kept, sentences, previous_blank = [], 0, True
     with open(os.path.join(source, "eng.train")) as f:
         for line in f:

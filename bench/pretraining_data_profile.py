@@ -25,8 +25,9 @@ import random
 import tempfile
 import time
 
+from shared_data import SHARED_DATA
+
 CPU, WALL = time.process_time, time.perf_counter
-SHARED = pathlib.Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 SPENT = collections.defaultdict(lambda: [0.0, 0.0])  # phase -> [CPU s, wall s]
 
 
@@ -64,9 +65,9 @@ def _report(title, names):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--input_file", default=str(SHARED / "corpus" / "gutenberg_pretrain.txt"))
+    parser.add_argument("--input_file", default=str(SHARED_DATA / "corpus" / "gutenberg_pretrain.txt"))
     parser.add_argument("--vocab_file",
-                        default=str(SHARED / "vocab" / "bert-base-uncased-vocab.txt"))
+                        default=str(SHARED_DATA / "vocab" / "bert-base-uncased-vocab.txt"))
     parser.add_argument("--input_copies", type=int, default=1)
     parser.add_argument("--num_workers", type=int, default=2)
     args = parser.parse_args()

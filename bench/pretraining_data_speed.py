@@ -39,8 +39,9 @@ import psutil
 
 from timing_table import BenchRun, TimedRow, markdown_table
 
+from shared_data import SHARED_DATA
+
 REPO = pathlib.Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared" / "data"
 _LOG_TIME = re.compile(r"^[IWE](\d{4}) (\d\d:\d\d:\d\d\.\d+) ", re.M)
 # First log line of the real work (after imports) of each tool.
 _START = {"peer": "*** Reading from input files ***", "exact": "exact mode:",
@@ -118,9 +119,9 @@ def main():
     parser.add_argument("--peer_python",
                         help="python of a venv with tf-models-official installed (the peer "
                              "runs only with it)")
-    parser.add_argument("--input_file", default=str(SHARED / "corpus" / "gutenberg_pretrain.txt"))
+    parser.add_argument("--input_file", default=str(SHARED_DATA / "corpus" / "gutenberg_pretrain.txt"))
     parser.add_argument("--vocab_file",
-                        default=str(SHARED / "vocab" / "bert-base-uncased-vocab.txt"))
+                        default=str(SHARED_DATA / "vocab" / "bert-base-uncased-vocab.txt"))
     parser.add_argument("--dupe_factor", type=int, default=5)
     parser.add_argument("--max_seq_length", type=int, default=128)
     parser.add_argument("--max_predictions_per_seq", type=int, default=20)

@@ -28,6 +28,8 @@ import sys
 import tempfile
 import time
 
+from shared_data import SHARED_DATA
+
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
@@ -46,7 +48,6 @@ from bert_tf.tasks.pretraining_inputs import pretraining_dataset_fn  # noqa: E40
 from bert_tf.tasks.pretraining_objective import pretraining_objective  # noqa: E402
 from bert_tf.training.trainer import Trainer  # noqa: E402
 
-SHARED = pathlib.Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("size", "mini", "Named model size.")
@@ -61,11 +62,11 @@ flags.DEFINE_list("implementations", ["ours", "keras_hub"], "Which to train.")
 
 def make_records(folder):
     """Splits the corpus by document and writes train / held-out records."""
-    text = (SHARED / "corpus" / "gutenberg_pretrain.txt").read_text(encoding="utf-8")
+    text = (SHARED_DATA / "corpus" / "gutenberg_pretrain.txt").read_text(encoding="utf-8")
     documents = [d for d in text.split("\n\n") if d.strip()]
     parts = {"train": [d for i, d in enumerate(documents) if i % 20],
              "heldout": [d for i, d in enumerate(documents) if i % 20 == 0]}
-    vocab = str(SHARED / "vocab" / "bert-base-uncased-vocab.txt")
+    vocab = str(SHARED_DATA / "vocab" / "bert-base-uncased-vocab.txt")
     records = {}
     for name, docs in parts.items():
         source = os.path.join(folder, f"{name}.txt")

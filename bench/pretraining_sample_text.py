@@ -20,6 +20,8 @@ import sys
 import tempfile
 import time
 
+from shared_data import GOLDEN_RECORDS
+
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
@@ -34,8 +36,6 @@ from bert_tf.tasks.pretraining_inputs import pretraining_dataset_fn  # noqa: E40
 from bert_tf.tasks.pretraining_objective import pretraining_objective  # noqa: E402
 from bert_tf.training.trainer import Trainer  # noqa: E402
 
-RECORDS = str(pathlib.Path(__file__).resolve().parent.parent.parent
-              / "shared/data/golden/sample_text_seed12345_dupe10.tfrecord")
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("size", "tiny", "Named model size (tiny: L2/H128/A2).")
@@ -59,11 +59,12 @@ def main(argv):
                       pretraining_objective(), strategy, tempfile.mkdtemp(),
                       global_batch_size=FLAGS.batch_size, steps_per_execution=FLAGS.eval_every,
                       save_checkpoints_steps=FLAGS.max_steps, jit_compile=FLAGS.jit_compile)
-    train = pretraining_dataset_fn(RECORDS, 128, 20, FLAGS.batch_size, is_training=True, seed=0)
-    evaluation = pretraining_dataset_fn(RECORDS, 128, 20, 8, is_training=False)
+    train = pretraining_dataset_fn(str(GOLDEN_RECORDS), 128, 20, FLAGS.batch_size,
+                                   is_training=True, seed=0)
+    evaluation = pretraining_dataset_fn(str(GOLDEN_RECORDS), 128, 20, 8, is_training=False)
     start, step, results = time.time(), 0, {}
     print(f"# {FLAGS.size} ({config.num_hidden_layers} layers, H={config.hidden_size}), batch "
-          f"{FLAGS.batch_size}, lr {FLAGS.learning_rate}, records {RECORDS}")
+          f"{FLAGS.batch_size}, lr {FLAGS.learning_rate}, records {GOLDEN_RECORDS}")
     print("| step | seconds | loss | masked_lm_accuracy | next_sentence_accuracy |")
     print("|---:|---:|---:|---:|---:|")
     while step < FLAGS.max_steps:

@@ -27,6 +27,8 @@ import sys
 import tempfile
 import time
 
+from shared_data import GOLDEN_RECORDS as RECORDS
+
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
 from absl import app, flags  # noqa: E402
@@ -46,8 +48,6 @@ from bert_tf.training.optimization import create_optimizer  # noqa: E402
 from bert_tf.training.trainer import Trainer  # noqa: E402
 from trace_ops import profiled_op_times  # noqa: E402
 
-RECORDS = pathlib.Path(__file__).resolve().parent.parent.parent / (
-    "shared/data/golden/sample_text_seed12345_dupe10.tfrecord")
 MINILM = BertConfig(vocab_size=30522, hidden_size=384, num_hidden_layers=6,
                     num_attention_heads=12, intermediate_size=1536)
 

@@ -24,6 +24,8 @@ import pathlib
 import sys
 import tempfile
 
+from shared_data import SHARED_DATA
+
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
 from absl import app, flags  # noqa: E402
@@ -40,11 +42,10 @@ from bert_tf.modeling import BertEncoder, ClassificationHead  # noqa: E402
 from round_robin import define_threads_flag, time_round_robin, use_threads  # noqa: E402
 from timing_table import load_average, summarize  # noqa: E402
 
-SHARED = pathlib.Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 FLAGS = flags.FLAGS
-flags.DEFINE_string("model_dir", str(SHARED / "models" / "all-MiniLM-L6-v2"),
+flags.DEFINE_string("model_dir", str(SHARED_DATA / "models" / "all-MiniLM-L6-v2"),
                     "HuggingFace BERT folder (safetensors, config.json, vocab.txt).")
-flags.DEFINE_string("sentences", str(SHARED / "glue" / "SST-2" / "dev.tsv"),
+flags.DEFINE_string("sentences", str(SHARED_DATA / "glue" / "SST-2" / "dev.tsv"),
                     "TSV with a header whose first column is the text.")
 flags.DEFINE_integer("max_seq_length", 128, "Length the exports pack texts to.")
 flags.DEFINE_list("batch_sizes", ["1", "32"], "Sentences per call.")

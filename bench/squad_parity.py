@@ -35,6 +35,8 @@ import sys
 import tempfile
 import time
 
+from shared_data import SHARED_DATA
+
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("TQDM_DISABLE", "1")
 REPO = pathlib.Path(__file__).resolve().parent.parent
@@ -48,7 +50,6 @@ from transformers.data.processors import squad as hf_squad  # noqa: E402
 from bert_tf.tasks import squad_data, squad_features, squad_postprocessing  # noqa: E402
 from bert_tf.tokenization import FullTokenizer  # noqa: E402
 
-SHARED_DATA = pathlib.Path(os.environ.get("BERT_TF_SHARED_DATA", REPO.parent / "shared" / "data"))
 VOCAB = SHARED_DATA / "vocab" / "bert-base-uncased-vocab.txt"
 SIZES = dict(max_seq_length=384, doc_stride=128, max_query_length=64)
 

@@ -13,7 +13,6 @@ records written by the original tool), `pretraining_step` our step on it,
 own AdamW with the same recipe.
 """
 
-import pathlib
 import tempfile
 
 import keras
@@ -26,10 +25,8 @@ from bert_tf.training.optimization import (NO_DECAY_NAMES, create_optimizer,
                                            learning_rate_schedule)
 from bert_tf.training.trainer import Trainer
 import hf_recipe
+from shared_data import GOLDEN_RECORDS as RECORDS
 
-# Real pretraining records written by the original tool (../shared/data).
-RECORDS = pathlib.Path(__file__).resolve().parent.parent.parent / (
-    "shared/data/golden/sample_text_seed12345_dupe10.tfrecord")
 SEQ_LENGTH, PREDICTIONS = 128, 20
 
 
