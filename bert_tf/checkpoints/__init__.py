@@ -2,7 +2,8 @@
 
 from bert_tf.checkpoints.huggingface import hf_name, load_hf_safetensors
 from bert_tf.checkpoints.name_map import WeightRef, tf1_variable_map
-from bert_tf.checkpoints.restore import config_beside, is_huggingface, resolve_config, restore
+from bert_tf.checkpoints.restore import (checkpoint_folder, config_beside, is_huggingface,
+                                         resolve_config, restore)
 from bert_tf.checkpoints.tf1 import (
     CHECKPOINT_BASENAME,
     READ_ERRORS,
@@ -15,6 +16,6 @@ from bert_tf.checkpoints.tf1 import (
 
 __all__ = [
     "CHECKPOINT_BASENAME", "READ_ERRORS", "CheckpointError", "LoadReport", "WeightRef",
-    "config_beside", "export_original", "hf_name", "is_huggingface", "load_hf_safetensors",
+    "checkpoint_folder", "config_beside", "export_original", "hf_name", "is_huggingface", "load_hf_safetensors",
     "load_tf1_checkpoint", "resolve_config", "restore", "save_tf1_checkpoint", "tf1_variable_map",
 ]

@@ -7,6 +7,8 @@ HuggingFace safetensors file or folder; `restore` tells them apart.
 
 import os
 
+import tensorflow as tf
+
 from bert_tf.checkpoints.huggingface import SAFETENSORS_NAME, load_hf_safetensors
 from bert_tf.checkpoints.tf1 import CheckpointError, load_tf1_checkpoint
 from bert_tf.config import BertConfig
@@ -18,6 +20,15 @@ def is_huggingface(path):
         return any(os.path.exists(os.path.join(path, name))
                    for name in (SAFETENSORS_NAME, "pytorch_model.bin"))
     return path.endswith(".safetensors")
+
+
+def checkpoint_folder(path):
+    """The folder of a checkpoint given as a prefix, an `.index` file or a folder (or URL).
+
+    >>> checkpoint_folder("models/uncased_L-12_H-768_A-12/bert_model.ckpt")
+    'models/uncased_L-12_H-768_A-12'
+    """
+    return path if tf.io.gfile.isdir(path) else os.path.dirname(path)
 
 
 def restore(model, path):
@@ -39,7 +50,7 @@ def config_beside(path):
     """
     if "://" not in path and not (os.path.exists(path) or os.path.exists(path + ".index")):
         raise CheckpointError(f"{path}: not found")
-    folder = path if os.path.isdir(path) else os.path.dirname(path) or "."
+    folder = checkpoint_folder(path) or "."
     original = os.path.join(folder, "bert_config.json")
     if os.path.exists(original):
         return BertConfig.from_json_file(original)

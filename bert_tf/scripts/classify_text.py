@@ -20,10 +20,10 @@ import tensorflow_text  # noqa: F401  (registers the ops of the in-graph tokeniz
 from absl import flags
 
 from bert_tf import serving
+from bert_tf.checkpoints import checkpoint_folder
 from bert_tf.errors import UsageError
 from bert_tf.scripts import cli
 from bert_tf.scripts.trained_settings import settings
-from bert_tf.tasks.model_files import checkpoint_folder
 
 CACHE_NAME = "saved_model"
 # What the export depends on in a run_classifier.py output folder.

@@ -18,8 +18,8 @@ import os
 
 from absl import logging
 
+from bert_tf.checkpoints import checkpoint_folder
 from bert_tf.errors import UsageError
-from bert_tf.tasks.model_files import checkpoint_folder
 from bert_tf.tasks.run_record import RECORD_FILE, recorded_run
 from bert_tf.tokenization.vocab import vocab_is_lower_cased
 

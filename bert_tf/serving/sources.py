@@ -11,7 +11,8 @@ import dataclasses
 import os
 
 
-from bert_tf.checkpoints import CheckpointError, config_beside, is_huggingface, restore
+from bert_tf.checkpoints import (CheckpointError, checkpoint_folder, config_beside,
+                                 is_huggingface, restore)
 from bert_tf.checkpoints.labels import read_labels
 from bert_tf.checkpoints.tf1 import (is_training_checkpoint, read_checkpoint,
                                      resolve_checkpoint_prefix)
@@ -45,7 +46,7 @@ def read_source(path, needs_labels=False, vocab_file=None):
         FileNotFoundError: no vocab.txt or labels.txt (naming the path).
     """
     path = os.fspath(path)
-    folder = path if os.path.isdir(path) else os.path.dirname(path)
+    folder = checkpoint_folder(path)
     if not is_huggingface(path):
         _check_model_checkpoint(resolve_checkpoint_prefix(path))
     vocab_file = vocab_file or os.path.join(folder, "vocab.txt")

@@ -17,7 +17,7 @@ import os
 
 from absl import logging
 
-from bert_tf.checkpoints import CheckpointError, config_beside, resolve_config
+from bert_tf.checkpoints import CheckpointError, checkpoint_folder, config_beside, resolve_config
 from bert_tf.config import REQUIRED_FIELDS
 from bert_tf.errors import UsageError
 from bert_tf.tokenization.vocab import load_vocab, validate_case_matches_checkpoint
@@ -33,16 +33,6 @@ class ModelFiles:
     config: object
     vocab_file: str
     init_checkpoint: str = None
-
-
-def checkpoint_folder(init_checkpoint):
-    """The folder of a checkpoint given as a prefix, an `.index` file or a folder.
-
-    >>> checkpoint_folder("models/uncased_L-12_H-768_A-12/bert_model.ckpt")
-    'models/uncased_L-12_H-768_A-12'
-    """
-    return init_checkpoint if os.path.isdir(init_checkpoint) else os.path.dirname(
-        init_checkpoint)
 
 
 def vocab_beside(init_checkpoint):

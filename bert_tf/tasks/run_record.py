@@ -22,9 +22,9 @@ import tensorflow as tf
 from absl import logging
 
 from bert_tf.atomic_files import write_text
-from bert_tf.checkpoints.tf1 import CHECKPOINT_BASENAME
+from bert_tf.checkpoints import CHECKPOINT_BASENAME, checkpoint_folder
 from bert_tf.errors import UsageError
-from bert_tf.training.resume import original_checkpoint, training_checkpoints
+from bert_tf.training.resume import newest_checkpoint
 
 RECORD_FILE = "run.json"
 # The options that decide what a training run computes (not how fast).
@@ -181,9 +181,7 @@ def _check_scored_model(output_dir, latest, recorded, new, init_checkpoint):
     if not scored:
         raise UsageError(f"nothing to score: --output_dir={output_dir} holds no checkpoint "
                          "and no --init_checkpoint was given")
-    folder = output_dir if latest else (
-        init_checkpoint if tf.io.gfile.isdir(init_checkpoint) else os.path.dirname(
-            init_checkpoint))
+    folder = output_dir if latest else checkpoint_folder(init_checkpoint)
     own = latest or os.path.realpath(folder) == os.path.realpath(output_dir)
     trained = recorded if latest else recorded_run(folder)
     if trained is not None:
@@ -221,9 +219,7 @@ def check_run_record(output_dir, task, options, train_steps, train_split=None):
             and no `init_checkpoint`.
     """
     path = os.path.join(output_dir, RECORD_FILE)
-    checkpoints = training_checkpoints(output_dir) or (
-        [(None, original_checkpoint(output_dir))] if original_checkpoint(output_dir) else [])
-    latest = checkpoints[0][1] if checkpoints else None
+    latest = newest_checkpoint(output_dir)
     recorded = recorded_run(output_dir)
     new = _comparable(run_record(task, options, train_steps, train_split))
     if not options.do_train:

@@ -29,17 +29,16 @@ from absl import logging
 
 from bert_tf import serving
 from bert_tf.atomic_files import prepare_folder_for
-from bert_tf.checkpoints import CHECKPOINT_BASENAME
+from bert_tf.checkpoints import CHECKPOINT_BASENAME, checkpoint_folder
 from bert_tf.data.input_files import check_outputs_apart
 from bert_tf.errors import UsageError
-from bert_tf.tasks.model_files import checkpoint_folder
 from bert_tf.tasks.run_record import RECORD_FILE, check_run_record, recorded_run
 from bert_tf.tasks.task import RunContext
 from bert_tf.training import distribution, precision
 from bert_tf.training.compilation import encoder_hidden_size, use_xla
 from bert_tf.training.init_checkpoint import initialize_from_checkpoint
 from bert_tf.training.optimization import create_optimizer
-from bert_tf.training.resume import original_checkpoint, training_checkpoints
+from bert_tf.training.resume import newest_checkpoint
 from bert_tf.training.run_dir import OutputDirLock
 from bert_tf.training.summaries import write_eval_results
 from bert_tf.training.trainer import Trainer
@@ -167,9 +166,7 @@ def _exported_model_to_score(options):
     the last step its `run.json` records.
     """
     exported = os.path.join(options.output_dir, CHECKPOINT_BASENAME)
-    if (options.do_train or options.init_checkpoint
-            or training_checkpoints(options.output_dir)
-            or original_checkpoint(options.output_dir)
+    if (options.do_train or options.init_checkpoint or newest_checkpoint(options.output_dir)
             or not os.path.exists(exported + ".index")):
         return options, None
     logging.info("no training checkpoint in %s: scoring the model it exported, %s",

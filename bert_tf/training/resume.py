@@ -53,6 +53,13 @@ def training_checkpoints(folder):
     return _numbered(folder, _TRAINING_INDEX)
 
 
+def newest_checkpoint(folder):
+    """What a run in `folder` resumes or scores: its newest `ckpt-N`, else the newest
+    `model.ckpt-N` of the original code (`original_checkpoint`), else None."""
+    checkpoints = training_checkpoints(folder)
+    return checkpoints[0][1] if checkpoints else original_checkpoint(folder)
+
+
 def set_aside(prefix, subfolder):
     """Moves the files of checkpoint `prefix` into `subfolder` of its folder; returns it."""
     folder = os.path.dirname(prefix)
