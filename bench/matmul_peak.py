@@ -11,7 +11,7 @@ calls each. bfloat16 rows get a bfloat16 peak from TensorFlow and PyTorch
 (numpy has no bfloat16). A matmul of two `n x n` matrices counts `2 n^3`
 FLOPs. `timing_table.BenchRun` measures it before and after the timings and
 uses the larger. On a CUDA GPU (`gpu_frameworks`, for
-`gpu_pretraining_step.py`) the frameworks are TensorFlow and/or PyTorch,
+`gpu_training_step.py`) the frameworks are TensorFlow and/or PyTorch,
 in float32 (with whatever matmul precision each is set to: TF32 by
 default in TensorFlow), bfloat16 or float16, each call read back so that
 it has finished.

@@ -10,7 +10,9 @@ Each runner returns the step's loss, so the timed work cannot be skipped.
 `pretraining_batch` is the fixed batch of the pretraining benches (real
 records written by the original tool), `pretraining_step` our step on it,
 `hf_pretraining_loss` HuggingFace's loss on it, and `keras_adamw` Keras'
-own AdamW with the same recipe.
+own AdamW with the same recipe. `classification_batch` turns that batch
+into sentence pairs labelled by their next-sentence labels, for
+`classification_step` and `hf_classification_loss`.
 """
 
 import tempfile
@@ -20,6 +22,7 @@ import tensorflow as tf
 import torch
 
 from bert_tf.data import readers
+from bert_tf.tasks.losses import classification_objective
 from bert_tf.tasks.pretraining_objective import pretraining_objective
 from bert_tf.training.optimization import (NO_DECAY_NAMES, create_optimizer,
                                            learning_rate_schedule)
@@ -55,6 +58,20 @@ def pretraining_step(model, batch, optimizer=None, jit_compile=False):
     """
     trainer = Trainer(model, optimizer or create_optimizer(1e-4, 10000, 100),
                       pretraining_objective(), tf.distribute.get_strategy(),
+                      tempfile.mkdtemp(), global_batch_size=len(batch["input_ids"]),
+                      jit_compile=jit_compile)
+    return trainer_step(trainer, batch)
+
+
+def classification_batch(batch):
+    """`batch`'s token ids, mask and segments, its next-sentence labels as `label_ids`."""
+    pairs = {name: batch[name] for name in ("input_ids", "input_mask", "segment_ids")}
+    return dict(pairs, label_ids=batch["next_sentence_labels"][:, 0])
+
+
+def classification_step(model, batch, optimizer, jit_compile=False):
+    """A `trainer_step` call of a classification `Trainer` of `model` (logits) on `batch`."""
+    trainer = Trainer(model, optimizer, classification_objective(), tf.distribute.get_strategy(),
                       tempfile.mkdtemp(), global_batch_size=len(batch["input_ids"]),
                       jit_compile=jit_compile)
     return trainer_step(trainer, batch)
@@ -129,3 +146,11 @@ def hf_pretraining_loss(model, batch, device="cpu"):
         return (weights * nll).sum() / (weights.sum() + 1e-5) + next_sentence
 
     return step_loss
+
+
+def hf_classification_loss(model, batch, device="cpu"):
+    """The loss function of `transformers.BertForSequenceClassification` `model` on `batch`."""
+    inputs = {"input_ids": batch["input_ids"], "attention_mask": batch["input_mask"],
+              "token_type_ids": batch["segment_ids"], "labels": batch["label_ids"]}
+    inputs = {name: torch.from_numpy(value).long().to(device) for name, value in inputs.items()}
+    return lambda: model(**inputs).loss

@@ -34,7 +34,7 @@ with XLA (Mini to Base). In float32 there, the fused pass was level with
 XLA at Mini and 1.11x faster at Small.
 
 On a GPU or TPU, training steps and inference are compiled. On an H200
-(2026-11-26, `bench/gpu_pretraining_step.py`, BERT-Large, batch 64 x 128)
+(2026-11-26, `bench/gpu_training_step.py`, BERT-Large, batch 64 x 128)
 the compiled pretraining step took 121, 83 and 111 ms in float32 (TF32
 matmuls), `mixed_bfloat16` and `mixed_float16`, against 219, 257 and 256
 ms uncompiled: 1.8x to 3.1x faster. Under the `tpu` strategy every step is
