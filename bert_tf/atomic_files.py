@@ -17,8 +17,8 @@ import shutil
 
 from absl import logging
 
-# `NAME.tmp-PID`, `NAME.tmp-PID.index`, `NAME.incomplete-PID`: group 1 is the PID.
-_TEMPORARY_NAME = re.compile(r"\.(?:tmp|incomplete)-(\d+)(?:\.|$)")
+# `NAME.tmp-PID`, `NAME.tmp-PID.index`: group 1 is the PID.
+_TEMPORARY_NAME = re.compile(r"\.tmp-(\d+)(?:\.|$)")
 
 
 def temporary_name(path):
@@ -42,8 +42,7 @@ def _process_alive(pid):
 
 
 def left_by_dead_writer(name):
-    """True for a temporary name (`temporary_name`, TFRecords' `.incomplete-PID`) of a
-    process that has gone.
+    """True for a temporary name (`temporary_name`) of a process that has gone.
 
     >>> left_by_dead_writer("predictions.json.tmp-999999999"), left_by_dead_writer(
     ...     temporary_name("predictions.json")), left_by_dead_writer("predictions.json")

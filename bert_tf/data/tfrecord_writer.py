@@ -12,7 +12,7 @@ from typing import Iterable, Sequence
 import tensorflow as tf
 from absl import logging
 
-from bert_tf.atomic_files import prepare_folder_for
+from bert_tf.atomic_files import prepare_folder_for, temporary_name
 
 
 class RoundRobinRecordWriter:
@@ -44,7 +44,7 @@ class RoundRobinRecordWriter:
             raise ValueError(f"an output file is named twice in {', '.join(output_files)}")
         self.output_files = list(output_files)
         self.num_written = 0
-        self._temp_files = [f"{path}.incomplete-{os.getpid()}" for path in self.output_files]
+        self._temp_files = [temporary_name(path) for path in self.output_files]
         self._writers = []
         try:
             for final, temp in zip(self.output_files, self._temp_files):

@@ -15,9 +15,8 @@ only the chief takes it: the workers share the folder by design.
 
 Writers in this package write under a temporary name and rename when done:
 `NAME.tmp-PID*` (`atomic_files`: results, predictions, features, labels,
-configs, original-format checkpoints), `NAME.incomplete-PID` (TFRecord
-writers) and TensorFlow's own `ckpt-N_temp/` folders of training
-checkpoints. A writer killed mid-write leaves these behind (tens of MB each
+configs, TFRecords, original-format checkpoints) and TensorFlow's own
+`ckpt-N_temp/` folders of training checkpoints. A writer killed mid-write leaves these behind (tens of MB each
 for a BERT checkpoint). `remove_leftovers` deletes the ones whose process is
 gone; under the lock no other run can be writing in the folder.
 """
@@ -56,13 +55,13 @@ def remove_leftovers(folder):
     >>> import tempfile
     >>> folder = tempfile.mkdtemp()
     >>> for name in ("bert_model.ckpt.tmp-999999999.index", "ckpt-7_temp/",
-    ...              f"part.incomplete-{os.getpid()}", "ckpt-7.index"):
+    ...              f"part.tmp-{os.getpid()}", "ckpt-7.index"):
     ...     path = os.path.join(folder, name)
     ...     os.makedirs(path) if name.endswith("/") else open(path, "w").close()
     >>> sorted(os.path.basename(p) for p in remove_leftovers(folder))
     ['bert_model.ckpt.tmp-999999999.index', 'ckpt-7_temp']
     >>> sorted(os.listdir(folder))  # doctest: +ELLIPSIS
-    ['ckpt-7.index', 'part.incomplete-...']
+    ['ckpt-7.index', 'part.tmp-...']
     """
     removed = []
     for name in sorted(os.listdir(folder)):

@@ -105,7 +105,7 @@ def test_files_appear_only_when_complete(tmp_path):
         with RoundRobinRecordWriter(outputs) as writer:
             writer.write_all([b"a", b"b", b"c"])
             assert sorted(os.listdir(tmp_path / "sub")) == [
-                f"part{i}.tfrecord.incomplete-{os.getpid()}" for i in range(2)]
+                f"part{i}.tfrecord.tmp-{os.getpid()}" for i in range(2)]
             raise RuntimeError("interrupted")
     assert os.listdir(tmp_path / "sub") == []
     with RoundRobinRecordWriter(outputs) as writer:
