@@ -39,6 +39,7 @@ import os
 
 import tensorflow as tf
 
+from bert_tf.serving.model_inference import ModelInference
 from bert_tf.tokenization import BertPreprocessor, vocabulary_list
 from bert_tf.tokenization.packer import pack_segments
 
@@ -235,39 +236,3 @@ def string_spec(name):
     """The spec of a signature input: strings of any batch size."""
     return tf.TensorSpec([None], tf.string, name=name)
 
-
-class ModelInference:
-    """`model(inputs, training=False)` as one `tf.function`, XLA-compiled with `jit_compile`.
-
-    Every signature of an export calls the same function with inputs of
-    shape [batch, length], both unknown, so the model is traced once, not
-    once per signature. A plain object, not a `tf.Module`: a SavedModel
-    keeps the function in the graphs of the signatures that call it, not
-    as an attribute of its own.
-
-    Example:
-
-    >>> from bert_tf.config import BertConfig
-    >>> from bert_tf.modeling import BertEncoder
-    >>> inference = ModelInference(BertEncoder(BertConfig.named("tiny", vocab_size=9)),
-    ...                            jit_compile=False)
-    >>> for length in (3, 5):
-    ...     inputs = {name: tf.ones([2, length], tf.int32)
-    ...               for name in ("input_ids", "input_mask", "segment_ids")}
-    ...     _ = inference(inputs)["pooled_output"]
-    >>> inference.tracing_count()
-    1
-    """
-
-    def __init__(self, model, jit_compile):
-        self._function = tf.function(lambda inputs: model(inputs, training=False),
-                                     jit_compile=jit_compile, autograph=False)
-
-    def __call__(self, inputs):
-        relaxed = {name: tf.TensorSpec([None, None], value.dtype, name=name)
-                   for name, value in inputs.items()}
-        return self._function.get_concrete_function(relaxed)(inputs)
-
-    def tracing_count(self):
-        """How many times the model was traced."""
-        return self._function.experimental_get_tracing_count()

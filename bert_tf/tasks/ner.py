@@ -236,7 +236,7 @@ class NerTask(Task):
     def feature_function(self):
         """The frozen encoder's feature pass, built once for every split."""
         if self._feature_function is None:
-            self._feature_function = token_features.FeatureFunction(
+            self._feature_function = token_features.feature_function(
                 token_features.feature_extractor(self.encoder(), self.feature_layers))
         return self._feature_function
 

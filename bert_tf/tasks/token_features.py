@@ -29,6 +29,7 @@ from keras import ops
 
 from bert_tf.atomic_files import remove_left_behind, temporary_name, write_text
 from bert_tf.errors import UsageError
+from bert_tf.serving.model_inference import ModelInference
 from bert_tf.tasks.batching import batched_columns
 from bert_tf.training.compilation import encoder_hidden_size, use_xla
 from bert_tf.work_progress import WorkProgress
@@ -92,30 +93,16 @@ def feature_extractor(encoder, feature_layers):
     return keras.Model(encoder.input, ops.cast(selected, "float32"))
 
 
-class FeatureFunction:
-    """A `feature_extractor`'s forward pass, one `tf.function` for every split of a run.
+def feature_function(extractor):
+    """A `feature_extractor`'s forward pass, one traced function for every split of a run.
 
-    Traced once, and once more for a split's shorter last batch
-    (`reduce_retracing`), not once per split: a new function per split
-    traced six times for CoNLL's three, and TensorFlow warned of retracing.
-
-    Attributes:
-        width: the features per token.
+    XLA-compiled where that is faster for the encoder's size and precision
+    (`compilation.use_xla`). A new `tf.function` per split traced six times
+    for CoNLL's three splits, and TensorFlow warned of retracing;
+    `ModelInference` traces once.
     """
-
-    def __init__(self, extractor):
-        self.width = extractor.output.shape[-1]
-        self._forward = tf.function(
-            lambda batch: extractor(batch, training=False), autograph=False,
-            reduce_retracing=True,
-            jit_compile=use_xla(None, encoder_hidden_size(extractor), False,
-                                extractor.compute_dtype))
-
-    def __call__(self, batch):
-        return self._forward(batch)
-
-    def tracing_count(self):
-        return self._forward.experimental_get_tracing_count()
+    return ModelInference(extractor, jit_compile=use_xla(
+        None, encoder_hidden_size(extractor), False, extractor.compute_dtype))
 
 
 def fingerprint(init_checkpoint, feature_layers, columns):
@@ -133,7 +120,7 @@ def cached_features(path, make_function, columns, batch_size, key):
 
     Args:
         path: the `.npy` file; `<path>.json` holds its fingerprint.
-        make_function: returns the `FeatureFunction`; called only when the
+        make_function: returns the `feature_function`; called only when the
             features must be computed (loading an encoder costs time).
         columns: `tagging_features.window_columns` output (padded windows).
         batch_size: windows per forward pass.
@@ -156,7 +143,7 @@ def cached_features(path, make_function, columns, batch_size, key):
     lengths = columns["input_mask"].sum(axis=1)
     temp = temporary_name(path) + ".npy"
     rows = np.lib.format.open_memmap(temp, mode="w+", dtype=np.float32,
-                                     shape=(int(lengths.sum()), forward.width))
+                                     shape=(int(lengths.sum()), forward.model.output.shape[-1]))
     inputs = {name: columns[name] for name in ENCODER_INPUTS}
     progress = WorkProgress(f"{path}: computing the features of {len(lengths)} windows",
                             total=-(-len(lengths) // batch_size))

@@ -46,7 +46,7 @@ def test_every_feature_choice_matches_hf_hidden_states(minilm_encoder, hf_minilm
         # One batch of every window: one trace (and XLA compilation) per
         # choice; the cache test below runs a split's shorter last batch.
         rows = token_features.cached_features(str(tmp_path / f"{feature_layers}.npy"),
-                                              lambda: token_features.FeatureFunction(extractor),
+                                              lambda: token_features.feature_function(extractor),
                                               columns, len(mask), key)
         expected = _hf_combination(hidden, feature_layers)[mask]  # real tokens, window order
         assert rows.shape == (mask.sum(), token_features.feature_width(384, feature_layers))
@@ -69,12 +69,12 @@ def test_cache_is_reused_only_for_the_same_inputs(uncased_vocab_file, tmp_path):
     second = token_features.feature_extractor(_tiny_encoder(2), "last")
     key = token_features.fingerprint("ckpt-1", "last", columns)
     (tmp_path / "dev.npy.tmp-999999999.npy").write_bytes(b"a killed run's half")
-    function = token_features.FeatureFunction(first)
+    function = token_features.feature_function(first)
     computed = np.array(token_features.cached_features(path, lambda: function, columns, 5, key))
     # A second split through the same function: no new trace (12 windows: 5, 5 and 2).
     token_features.cached_features(str(tmp_path / "test.npy"), lambda: function, columns, 5,
                                    key)
-    assert function.tracing_count() == 2  # full batches, then any size
+    assert function.tracing_count() == 1  # one trace for any batch
     # Same fingerprint: the file is read back, no encoder is even asked for.
     reused = token_features.cached_features(
         path, lambda: pytest.fail("recomputed a cached split"), columns, 5, key)
@@ -82,7 +82,7 @@ def test_cache_is_reused_only_for_the_same_inputs(uncased_vocab_file, tmp_path):
     # Another checkpoint: recomputed with the second encoder.
     other_key = token_features.fingerprint("ckpt-2", "last", columns)
     recomputed = token_features.cached_features(
-        path, lambda: token_features.FeatureFunction(second), columns, 5, other_key)
+        path, lambda: token_features.feature_function(second), columns, 5, other_key)
     assert not np.allclose(recomputed, computed)
     mask = columns["input_mask"].astype(bool)
     np.testing.assert_allclose(recomputed, np.asarray(second(
