@@ -116,6 +116,32 @@ def write_text(path, text):
         raise
 
 
+def copy_file(source, path):
+    """Copies `source` to `path` whole, as `write_text` writes (local files or URLs).
+
+    Raises:
+        OSError: naming both files and the reason.
+
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> write_text(os.path.join(folder, "vocab.txt"), "[PAD]\\n[UNK]\\n")
+    >>> copy_file(os.path.join(folder, "vocab.txt"), os.path.join(folder, "copy.txt"))
+    >>> open(os.path.join(folder, "copy.txt")).read().split()
+    ['[PAD]', '[UNK]']
+    """
+    tf = _tensorflow()
+    temp = temporary_name(path)
+    try:
+        tf.io.gfile.copy(source, temp, overwrite=True)
+        tf.io.gfile.rename(temp, path, overwrite=True)
+    except BaseException as error:
+        if tf.io.gfile.exists(temp):
+            tf.io.gfile.remove(temp)
+        if isinstance(error, tf.errors.OpError):
+            raise OSError(f"cannot copy {source} to {path}: {error.message}") from None
+        raise
+
+
 def prepare_folder_for(path):
     """Creates the folder `path` will be written to, and checks that it can be, before any work.
 

@@ -230,13 +230,16 @@ class BertConfig:
         return cls.from_dict(values, source)
 
     def to_dict(self):
+        """The fields as a `bert_config.json` holds them, unknown keys (`extra`) included."""
         values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
                   if f.name != "extra"}
         values.update(copy.deepcopy(self.extra))
         return values
 
     def to_json_string(self):
+        """`to_dict` as `bert_config.json`'s text: sorted keys, indented, a final newline."""
         return json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n"
 
     def to_json_file(self, path):
+        """Writes `to_json_string` to `path` whole (`atomic_files.write_text`)."""
         write_text(path, self.to_json_string())

@@ -85,7 +85,7 @@ def main(argv=None):
         if args.out_file:
             write_text(args.out_file, json.dumps(report))
     except (ValueError, OSError) as error:
-        parser.exit(2, f"error: {error}\n")
+        parser.exit(1, f"error: {error}\n")  # 2 is for a wrong command line
     if not args.out_file:
         print(json.dumps(report, indent=2 if "total" in report else None))
 

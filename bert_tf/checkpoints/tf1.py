@@ -11,13 +11,12 @@ our own loader all read what we write.
 import dataclasses
 import os
 import re
-import shutil
 
 import numpy as np
 import tensorflow as tf
 from absl import logging
 
-from bert_tf.atomic_files import temporary_name
+from bert_tf.atomic_files import copy_file, temporary_name
 from bert_tf.checkpoints.name_map import encoder_names, tf1_variable_map
 
 CHECKPOINT_BASENAME = "bert_model.ckpt"
@@ -258,5 +257,5 @@ def export_original(model, config, vocab_file, output_dir):
     config.to_json_file(os.path.join(output_dir, "bert_config.json"))
     target = os.path.join(output_dir, "vocab.txt")
     if vocab_file and os.path.abspath(vocab_file) != os.path.abspath(target):
-        shutil.copyfile(vocab_file, target)
+        copy_file(vocab_file, target)
     return output_dir

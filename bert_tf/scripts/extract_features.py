@@ -12,7 +12,6 @@ paper's feature-based input: the last four layers).
 """
 
 import os
-import time
 
 from absl import flags, logging
 
@@ -26,6 +25,7 @@ from bert_tf.tasks.feature_extraction import (LayerFeatures, extract_features, r
                                               resolve_layer_indexes)
 from bert_tf.tasks.feature_writers import WRITERS
 from bert_tf.tokenization.full_tokenizer import FullTokenizer
+from bert_tf.work_progress import WorkProgress
 
 FLAGS = flags.FLAGS
 runner_flags.define_model_flags()
@@ -38,8 +38,6 @@ flags.DEFINE_enum("output_format", "jsonl", sorted(WRITERS), "jsonl: the origina
 flags.DEFINE_bool("concat_layers", False, "Write the chosen layers concatenated per token.")
 flags.DEFINE_bool("jit_compile", None, "XLA-compile the forward pass (default: where it is "
                   "faster: on CPU up to hidden size 256, always on GPU/TPU).")
-flags.DEFINE_integer("log_every", 1000, "Print a progress line every this many examples.",
-                     lower_bound=1)
 # The original's device flags, accepted so its command lines run: the device is chosen by
 # TensorFlow, and the embedding lookup is always a gather.
 flags.DEFINE_bool("use_tpu", False, "Accepted for the original's command lines.")
@@ -75,19 +73,15 @@ def run():
     layer_features = LayerFeatures(encoder, layer_indexes, jit_compile=FLAGS.jit_compile)
     writer = WRITERS[FLAGS.output_format](FLAGS.output_file, layer_indexes,
                                           concat_layers=FLAGS.concat_layers)
-    start, count = time.time(), 0
+    progress = WorkProgress(f"{FLAGS.output_file}: extracting features", unit="examples")
     with writer:
         for example, tokens, features in extract_features(
                 read_examples(FLAGS.input_file), tokenizer, layer_features,
                 FLAGS.max_seq_length, FLAGS.batch_size):
             writer.write(example.unique_id, tokens, features)
-            count += 1
-            if count % FLAGS.log_every == 0:
-                logging.info("extracted %d examples (%.1f examples/s)", count,
-                             count / (time.time() - start))
-    logging.info("wrote %d examples to %s in %.1fs", count, FLAGS.output_file,
-                 time.time() - start)
-    return count
+            progress.advance()
+    progress.close()
+    return progress.done
 
 
 def console_main():

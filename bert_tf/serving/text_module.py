@@ -3,8 +3,8 @@
 A served model is a `tf.Module` whose signatures take raw `tf.string`
 tensors of any batch size. The original's tokenization and packing run
 inside the graph (`BertPreprocessor`), so a client needs neither our code nor
-a vocabulary file. Each kind of export (encoder, masked LM, classifier)
-subclasses this module and says what it answers for a batch of packed
+a vocabulary file. Each kind of export (encoder, masked LM, classifier,
+span QA, NER, multiple choice) subclasses this module and says what it answers for a batch of packed
 inputs; this base gives it three signatures:
 
 * `serving_default`: `text` [batch] -> the answers;
@@ -13,8 +13,10 @@ inputs; this base gives it three signatures:
   `do_lower_case`, `max_seq_length`, `bert_config` as JSON, plus the kind's
   own entries such as `labels`), so that no caller passes flags.
 
-A kind with other inputs (span QA: question and context) replaces the
-first two (`answer_signatures`) and its tokenization (`text_preprocessor`).
+A kind with other inputs (span QA: question and context; multiple choice:
+a context and its endings) or without pairs (NER) replaces the first two
+(`answer_signatures`), and span QA and NER their tokenization too
+(`text_preprocessor`).
 
 The vocabulary is kept as a SavedModel asset (`assets/vocab.txt`), tracked
 as `vocab_file`. Of the model, the export keeps its variables and one traced

@@ -29,6 +29,7 @@ from keras import ops
 
 from bert_tf.atomic_files import write_text
 from bert_tf.checkpoints import export_original
+from bert_tf.errors import UsageError
 from bert_tf.modeling import BertEncoder
 from bert_tf.modeling.classifier import build_token_classifier
 from bert_tf.modeling.bilstm_tagger import BiLstmTagger
@@ -143,7 +144,7 @@ class NerTask(Task):
             raise ValueError(f"--mode={mode!r}: choose one of {', '.join(MODES)}")
         if mode == "feature_based":
             if not model_files.init_checkpoint:
-                raise ValueError("--mode=feature_based needs --init_checkpoint: the features "
+                raise UsageError("--mode=feature_based needs --init_checkpoint: the features "
                                  "come from a pretrained encoder that is never trained")
             token_features.check_feature_layers(feature_layers,
                                                 model_files.config.num_hidden_layers)
@@ -257,7 +258,7 @@ class NerTask(Task):
                 **{f"eval_{name}": value for name, value in scores.as_dict().items()}}
 
     def evaluate(self, context, examples):
-        outputs = context.predict(self.dataset(examples, context.options.eval_batch_size, False))
+        outputs = context.outputs(self, examples, context.options.eval_batch_size)
         if context.trainer.is_chief:
             self.write_tags(os.path.join(context.options.output_dir, DEV_PREDICTIONS),
                             outputs, examples)

@@ -1,6 +1,6 @@
 """Turning WordPiece tokens into the encoder's fixed-length inputs (Python side).
 
-Every sentence-level runner lays its inputs out like the original:
+`extract_features.py` lays its inputs out like the original's runners:
 `[CLS] A [SEP]` or `[CLS] A [SEP] B [SEP]`, segment ids 0 through the first
 `[SEP]` and 1 after it, a mask of ones over real tokens, zero padding to
 `max_seq_length`. Pairs that are too long lose tokens from the end of the

@@ -198,10 +198,6 @@ class RunContext:
         self.trainer = trainer
         self._outputs = {}  # id(examples) -> (examples, outputs)
 
-    @property
-    def model(self):
-        return self.trainer.model
-
     def predict(self, dataset):
         """The model's outputs over a finite dataset, as numpy (any output structure)."""
         return prediction.predict(self.trainer.model, dataset, self.trainer.eval_jit_compile)

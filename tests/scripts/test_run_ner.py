@@ -32,7 +32,7 @@ def test_train_and_eval_with_the_vocabulary_casing(tmp_path):
 def test_errors_name_the_flag_or_file(tmp_path):
     data = conll_subset(tmp_path, 4)
     result = _run_ner(tmp_path, f"--data_dir={data}", "--do_eval", "--mode=feature_based")
-    assert result.returncode != 0
+    assert result.returncode == 2  # a command-line mistake
     assert "--mode=feature_based needs --init_checkpoint" in result.stderr
     assert "Traceback" not in result.stderr
     result = _run_ner(tmp_path, f"--data_dir={data}", "--do_eval", "--mode=feature_based",
