@@ -20,6 +20,8 @@ import dataclasses
 from absl import logging
 import numpy as np
 
+from bert_tf.tasks.max_context import max_context_windows
+
 FIRST_UNIQUE_ID = 1000000000
 
 
@@ -121,28 +123,6 @@ def doc_windows(num_pieces, max_pieces, doc_stride):
             break
         start += min(length, doc_stride)
     return windows
-
-
-def max_context_windows(windows, num_pieces):
-    """For each piece, the window where min(left, right context) + 0.01 * length is largest.
-
-    Ties go to the earlier window.
-
-    >>> max_context_windows([(0, 4), (2, 4)], 6)
-    [0, 0, 0, 1, 1, 1]
-    """
-    if len(windows) == 1:
-        return [0] * num_pieces
-    best_window = [None] * num_pieces
-    best_score = [None] * num_pieces
-    for window_index, (start, length) in enumerate(windows):
-        end = start + length - 1
-        for position in range(start, end + 1):
-            score = min(position - start, end - position) + 0.01 * length
-            if best_score[position] is None or score > best_score[position]:
-                best_score[position] = score
-                best_window[position] = window_index
-    return best_window
 
 
 class _ParagraphPieces:

@@ -10,14 +10,15 @@ windows of whole words (never cut inside a word), each `[CLS] ... [SEP]`.
 Window starts advance by `doc_stride` pieces, rounded up to the next word
 start, as the SQuAD runner's document windows do. A word that appears in
 several windows is scored (weight 1) only in the window where it has the
-most context: the largest `min(pieces left of it, pieces right of it) +
-0.01 * window length`, the earliest window on ties; the inverse,
+most context (`max_context`, the SQuAD runner's rule); the inverse,
 `word_logits`, reads each word's logits from that same window.
 """
 
 import dataclasses
 
 import numpy as np
+
+from bert_tf.tasks.max_context import max_context_windows
 
 
 class WindowError(ValueError):
@@ -80,21 +81,15 @@ def window_spans(piece_counts, max_pieces, doc_stride):
 
 
 def best_windows(piece_counts, spans):
-    """Per word, the index of the window (in `spans`) where it has the most context.
+    """Per word, the index of the window (in `spans`) where its first piece has the most context.
 
     >>> best_windows([1, 2, 1, 3, 1], [(0, 3), (2, 4), (4, 5)])
     [0, 0, 0, 1, 2]
     """
     offsets = np.concatenate([[0], np.cumsum(piece_counts)]).astype(int)
-    best, best_score = [None] * len(piece_counts), [None] * len(piece_counts)
-    for index, (start, end) in enumerate(spans):
-        length = offsets[end] - offsets[start]
-        for word in range(start, end):
-            position = offsets[word] - offsets[start]
-            score = min(position, length - 1 - position) + 0.01 * length
-            if best_score[word] is None or score > best_score[word]:
-                best[word], best_score[word] = index, score
-    return best
+    piece_windows = [(offsets[start], offsets[end] - offsets[start]) for start, end in spans]
+    best_for_piece = max_context_windows(piece_windows, int(offsets[-1]))
+    return [best_for_piece[offset] for offset in offsets[:-1]]
 
 
 def sentence_windows(sentence_index, piece_ids, label_ids, max_seq_length, doc_stride,
@@ -118,7 +113,7 @@ def sentence_windows(sentence_index, piece_ids, label_ids, max_seq_length, doc_s
     return windows
 
 
-def tagging_windows(sentences, tokenizer, labels, max_seq_length, doc_stride=128):
+def tagging_windows(sentences, tokenizer, labels, max_seq_length, doc_stride):
     """All windows of `sentences` (objects with `.words` and `.tags`), in order.
 
     Args:

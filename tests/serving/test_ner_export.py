@@ -100,7 +100,8 @@ def _python_entities(model, tokenizer, text):
         return [], len(spans) > 0, []
     sentence = conll_data.TaggedSentence("t", tuple(w for w, _, _ in kept),
                                          ("O",) * len(kept), 1)
-    windows = tagging_features.tagging_windows([sentence], tokenizer, LABELS, MAX_SEQ_LENGTH)
+    windows = tagging_features.tagging_windows([sentence], tokenizer, LABELS, MAX_SEQ_LENGTH,
+                                               doc_stride=MAX_SEQ_LENGTH)
     assert len(windows) == 1
     columns = tagging_features.window_columns(windows, MAX_SEQ_LENGTH)
     logits = model({k: columns[k] for k in ("input_ids", "input_mask", "segment_ids")},

@@ -33,7 +33,8 @@ def hf_pieces(dev_sentences):
 
 
 def test_whole_sentences_align_like_hf(dev_sentences, tokenizer, hf_pieces):
-    windows = tagging_features.tagging_windows(dev_sentences, tokenizer, LABELS, 512)
+    windows = tagging_features.tagging_windows(dev_sentences, tokenizer, LABELS, 512,
+                                               doc_stride=64)
     assert len(windows) == len(dev_sentences)
     for window, sentence, (ids, word_ids) in zip(windows, dev_sentences, hf_pieces):
         assert list(window.input_ids) == ids
@@ -110,7 +111,7 @@ def test_word_logits_read_each_word_from_its_scoring_window(dev_sentences, token
 
 def test_word_without_pieces_becomes_unk(tokenizer):
     sentence = conll_data.TaggedSentence("s", ("Hi", "\u200b", "Bob"), ("O", "O", "B-PER"), 1)
-    (window,) = tagging_features.tagging_windows([sentence], tokenizer, LABELS, 8)
+    (window,) = tagging_features.tagging_windows([sentence], tokenizer, LABELS, 8, doc_stride=4)
     assert window.input_ids == (101, 7632, 100, 3960, 102)
     assert window.label_weights == (0.0, 1.0, 1.0, 1.0, 0.0)
 
@@ -122,4 +123,4 @@ def test_word_longer_than_a_window_is_an_error(tokenizer):
     with pytest.raises(tagging_features.WindowError,
                        match=r"sentence t \(line 3\): word 1 has \d+ word pieces, more than "
                              r"the 4 a window holds; raise max_seq_length above 6"):
-        tagging_features.tagging_windows(sentences, tokenizer, LABELS, 6)
+        tagging_features.tagging_windows(sentences, tokenizer, LABELS, 6, doc_stride=2)
