@@ -13,7 +13,7 @@ import tempfile
 
 import tensorflow as tf
 
-from bert_tf.atomic_files import remove_left_behind, temporary_name
+from bert_tf.atomic_files import prepare_folder_for, remove_left_behind, temporary_name
 from bert_tf.modeling.xla_elementwise import without_xla
 from bert_tf.serving import sources
 from bert_tf.serving.classifier_export import ClassifierServing
@@ -125,31 +125,61 @@ def export(kind, model_or_folder, export_dir, *, vocab_file=None, labels=None,
     return export_dir
 
 
+# What `tf.saved_model.save` writes in its folder: an export holding anything else
+# (a run's folder, a user's files) is not replaced, since replacing deletes it all.
+SAVED_MODEL_ENTRIES = {"saved_model.pb", "variables", "assets", "assets.extra",
+                       "fingerprint.pb"}
+
+
 def check_export_dir(export_dir):
-    """Refuses to replace anything but nothing, an empty folder or a SavedModel.
+    """Refuses, before any work, a folder an export cannot replace whole or cannot write.
+
+    An export replaces nothing but nothing, an empty folder or a SavedModel
+    (a folder of `SAVED_MODEL_ENTRIES` alone, `saved_model.pb` among them).
+    The folder above it is made here, and must be writable: the export is
+    written beside it first.
 
     Raises:
-        FileExistsError: naming `export_dir`.
+        FileExistsError: naming `export_dir` and what is in the way.
+        OSError: "cannot write ...", the folder above it cannot be written.
     """
-    if os.path.exists(export_dir) and not (
-            os.path.isdir(export_dir) and (not os.listdir(export_dir) or os.path.exists(
-                os.path.join(export_dir, "saved_model.pb")))):
-        raise FileExistsError(f"{export_dir}: exists and is not a SavedModel; "
-                              "not overwriting it")
+    if os.path.exists(export_dir):
+        if not os.path.isdir(export_dir):
+            raise FileExistsError(f"{export_dir}: a file, not a folder; not overwriting it")
+        entries = set(os.listdir(export_dir))
+        others = sorted(entries - SAVED_MODEL_ENTRIES)
+        if others:
+            raise FileExistsError(f"{export_dir}: holds {', '.join(others[:3])}"
+                                  f"{', ...' if len(others) > 3 else ''}, not only a "
+                                  "SavedModel; not replacing it")
+        if entries and "saved_model.pb" not in entries:
+            raise FileExistsError(f"{export_dir}: exists and is not a SavedModel (no "
+                                  "saved_model.pb); not replacing it")
+    prepare_folder_for(os.path.abspath(export_dir))
 
 
 def _save(module, export_dir):
-    """Saves to a sibling folder, then moves it into place (never half-written).
+    """Saves to a sibling folder, then swaps it into place (never half-written).
 
-    Staging folders of earlier exports to `export_dir` whose process was
-    killed (hundreds of MB for BERT-Base) are removed first.
+    The export it replaces is renamed aside first and deleted only once the
+    new one is in place, so an interruption leaves one whole export or the
+    other under `export_dir`. Staging and replaced folders of earlier
+    exports whose process was killed (hundreds of MB for BERT-Base) are
+    removed first.
     """
     remove_left_behind(export_dir)
     staging = temporary_name(export_dir)
-    shutil.rmtree(staging, ignore_errors=True)
+    replaced = staging + ".replaced"
     try:
         tf.saved_model.save(module, staging, signatures=module.signatures())
-        shutil.rmtree(export_dir, ignore_errors=True)
-        os.replace(staging, export_dir)
+        if os.path.exists(export_dir):
+            os.replace(export_dir, replaced)
+        try:
+            os.replace(staging, export_dir)
+        except BaseException:
+            if os.path.exists(replaced) and not os.path.exists(export_dir):
+                os.replace(replaced, export_dir)
+            raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+        shutil.rmtree(replaced, ignore_errors=True)

@@ -100,12 +100,17 @@ def _check_export(task, options):
     if task.serving_kind is None:
         raise UsageError(f"--export_dir: task {task.name} has no SavedModel export")
     task.serving_options()  # raises what the export would lack (pretraining: a vocabulary)
-    if os.path.realpath(options.export_dir) == os.path.realpath(options.output_dir):
+    export_dir, output_dir = map(os.path.realpath, (options.export_dir, options.output_dir))
+    if export_dir == output_dir:
         raise UsageError(f"--export_dir={options.export_dir} is --output_dir; the SavedModel "
                          "needs a folder of its own (say, a saved_model folder inside it)")
+    if os.path.commonpath([export_dir, output_dir]) == export_dir:
+        raise UsageError(f"--output_dir={options.output_dir} is inside "
+                         f"--export_dir={options.export_dir}, which an export replaces whole; "
+                         "put the SavedModel inside the run's folder or beside it")
     try:
         serving.check_export_dir(options.export_dir)
-    except FileExistsError as error:
+    except OSError as error:  # FileExistsError too
         raise UsageError(f"--export_dir: {error}") from None
 
 

@@ -1,5 +1,6 @@
 """Exports that cannot be made fail before any work, with one line naming what is wrong."""
 
+import os
 import shutil
 
 import pytest
@@ -38,9 +39,43 @@ def test_a_masked_lm_from_a_checkpoint_without_its_head(classifier_folder, tmp_p
 def test_an_existing_folder_that_is_not_a_saved_model_is_kept(classifier_folder, tmp_path):
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "notes.txt").write_text("mine")
-    with pytest.raises(FileExistsError, match="exists and is not a SavedModel"):
+    with pytest.raises(FileExistsError, match="holds notes.txt, not only a SavedModel"):
         serving.export("encoder", classifier_folder[0], tmp_path / "out")
     assert (tmp_path / "out" / "notes.txt").read_text() == "mine"
+
+
+def test_a_saved_model_holding_other_files_is_kept(classifier_folder, tmp_path):
+    served = serving.export("encoder", classifier_folder[0], tmp_path / "served",
+                            max_seq_length=16)
+    run = tmp_path / "served" / "run"  # say, a run's folder put inside the export's
+    run.mkdir()
+    (run / "bert_model.ckpt.index").write_text("a model")
+    with pytest.raises(FileExistsError, match="served: holds run, not only a SavedModel"):
+        serving.export("encoder", classifier_folder[0], served, max_seq_length=16)
+    assert (run / "bert_model.ckpt.index").read_text() == "a model"
+
+
+def test_an_export_interrupted_at_the_swap_keeps_the_old_one(classifier_folder, tmp_path,
+                                                            monkeypatch):
+    served = serving.export("encoder", classifier_folder[0], tmp_path / "served",
+                            max_seq_length=16)
+    (tmp_path / "served" / "assets" / "mark").write_text("the first export")
+    real_replace, staging = os.replace, f"{served}.tmp-{os.getpid()}"
+
+    def interrupted_swap(source, target):
+        if str(source) == staging:  # Ctrl-C as the new export moves into place
+            raise KeyboardInterrupt
+        real_replace(source, target)
+
+    monkeypatch.setattr(os, "replace", interrupted_swap)
+    with pytest.raises(KeyboardInterrupt):
+        serving.export("encoder", classifier_folder[0], served, max_seq_length=16)
+    monkeypatch.undo()
+    assert (tmp_path / "served" / "assets" / "mark").read_text() == "the first export"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["served"]  # nothing left beside it
+    serving.export("encoder", classifier_folder[0], served, max_seq_length=16)  # a new one
+    assert not (tmp_path / "served" / "assets" / "mark").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["served"]
 
 
 def test_bad_arguments(classifier_folder, tmp_path):

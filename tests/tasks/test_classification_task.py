@@ -227,10 +227,15 @@ def test_an_export_that_cannot_be_written_fails_before_work(tmp_path):
                                        export_dir=str(tmp_path / "out")))
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "todo.txt").write_text("keep me")
-    with pytest.raises(UsageError, match="notes: exists and is not a SavedModel"):
+    with pytest.raises(UsageError, match="notes: holds todo.txt, not only a SavedModel"):
         runner.run(task, quick_options(tmp_path / "out", do_train=True,
                                        export_dir=str(tmp_path / "notes")))
     assert not (tmp_path / "out").exists()
+    # The run's own folder inside the export's: the export would delete it.
+    with pytest.raises(UsageError, match="--output_dir=.*is inside --export_dir"):
+        runner.run(task, quick_options(tmp_path / "served" / "run", do_train=True,
+                                       export_dir=str(tmp_path / "served")))
+    assert not (tmp_path / "served").exists()
 
 
 def test_training_into_the_folder_of_its_start_weights_is_refused(tmp_path):
