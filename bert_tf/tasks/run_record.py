@@ -178,6 +178,12 @@ def _check_scored_model(output_dir, latest, recorded, new, init_checkpoint):
     a warning only: a model may be scored on another task on purpose.
     """
     scored = latest or init_checkpoint
+    if latest and init_checkpoint and (os.path.realpath(checkpoint_folder(init_checkpoint))
+                                       != os.path.realpath(output_dir)):
+        logging.warning("--init_checkpoint=%s is not what this run scores: --output_dir holds "
+                        "training checkpoints, and an evaluation or prediction scores the "
+                        "newest, %s (as the original does). To score --init_checkpoint, give "
+                        "an --output_dir without checkpoints", init_checkpoint, latest)
     if not scored:
         raise UsageError(f"nothing to score: --output_dir={output_dir} holds no checkpoint "
                          "and no --init_checkpoint was given")
@@ -237,4 +243,19 @@ def check_run_record(output_dir, task, options, train_steps, train_split=None):
     elif latest:
         logging.warning("resuming %s, whose run recorded no options (%s missing)", latest, path)
     else:
+        _check_no_finished_model(output_dir)
         write_text(path, json.dumps(new, indent=2, sort_keys=True))
+
+
+def _check_no_finished_model(output_dir):
+    """Refuses to train afresh over a model a finished run (or a release) left in `output_dir`.
+
+    Its training checkpoints (`ckpt-N`) are for resuming, and users delete
+    them; the model it exported stays, and a new run would replace it.
+    """
+    if tf.io.gfile.exists(os.path.join(output_dir, CHECKPOINT_BASENAME + ".index")):
+        raise UsageError(
+            f"--output_dir={output_dir} holds a trained model ({CHECKPOINT_BASENAME}) and no "
+            "training checkpoint to resume; training there would replace it. Use a new "
+            f"--output_dir (with --init_checkpoint={os.path.join(output_dir, CHECKPOINT_BASENAME)}"
+            " to train on from it), or move the model away")

@@ -64,7 +64,7 @@ def test_sts_b_regression(tmp_path):
     assert "eval_accuracy" not in results
 
 
-def test_eval_only_into_a_new_folder_scores_init_checkpoint(tmp_path):
+def test_eval_only_into_a_new_folder_scores_init_checkpoint(tmp_path, caplog):
     """The normal "score a fine-tuned model" workflow: the folder is created."""
     data = glue_subset(tmp_path, "MRPC", 8, files=("train.tsv", "dev.tsv"))
     task = _task("MRPC", data)
@@ -74,6 +74,13 @@ def test_eval_only_into_a_new_folder_scores_init_checkpoint(tmp_path):
         output_dir, do_eval=True, init_checkpoint=str(tmp_path / "trained" / "bert_model.ckpt")))
     assert (output_dir / "eval_results.txt").exists()
     assert results["global_step"] == 0
+    # Into a folder with training checkpoints, those are scored, as the original does; the
+    # --init_checkpoint of another folder that is not scored gets a warning.
+    with caplog.at_level("WARNING"):
+        resumed = runner.run(task, quick_options(tmp_path / "trained", do_eval=True,
+                                                 init_checkpoint=str(output_dir)))
+    assert resumed["global_step"] == 1
+    assert f"--init_checkpoint={output_dir} is not what this run scores" in caplog.text
 
 
 def test_nothing_to_score_is_an_error(tmp_path):
@@ -327,3 +334,9 @@ def test_a_finished_folder_without_its_training_checkpoints_scores_its_exported_
                                         init_checkpoint=str(tmp_path / "out")))
     assert "was trained otherwise than this run reads its data (task.do_lower_case" in (
         caplog.text)
+    # Training afresh there would replace the finished run's model: refused.
+    model = (tmp_path / "out" / "bert_model.ckpt.index").read_bytes()
+    with pytest.raises(UsageError, match=r"holds a trained model \(bert_model.ckpt\) and no "
+                                         r"training checkpoint to resume"):
+        runner.run(task, quick_options(tmp_path / "out", do_train=True))
+    assert (tmp_path / "out" / "bert_model.ckpt.index").read_bytes() == model
