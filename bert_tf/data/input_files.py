@@ -121,8 +121,8 @@ def check_outputs_apart(output_files: Sequence[str],
       output_flag: what the message calls the outputs (the flag that names them).
 
     Raises:
-      UsageError: naming the output, the flag and the file it would overwrite
-        (the command line must change).
+      UsageError: naming the output, the flag and the file it would overwrite,
+        or two spellings of one output file (the command line must change).
 
     Example:
       >>> import tempfile
@@ -138,9 +138,14 @@ def check_outputs_apart(output_files: Sequence[str],
       ...
       bert_tf.errors.UsageError: output_file ... is a directory; name a file there
     """
+    written = {}
     for output in output_files:
         if os.path.isdir(output):
             raise UsageError(f"{output_flag} {output} is a directory; name a file there")
+        first = written.setdefault(_identity(output), output)
+        if first != output or output_files.count(output) > 1:
+            raise UsageError(f"{output_flag} names one file twice ({first}, {output}); "
+                             "each output needs a file of its own")
     read = {}
     for flag, paths in read_files.items():
         for path in paths:

@@ -15,6 +15,11 @@ from absl import logging
 from bert_tf.atomic_files import prepare_folder_for, temporary_name
 
 
+def _local_identity(path):
+    """A local path's real path (`./a` and `a` are one file); a URL as given."""
+    return path if "://" in path else os.path.realpath(path)
+
+
 class RoundRobinRecordWriter:
     """Writes serialized records to several TFRecord files in turn.
 
@@ -40,7 +45,7 @@ class RoundRobinRecordWriter:
     def __init__(self, output_files: Sequence[str]):
         if not output_files:
             raise ValueError("no output files given")
-        if len(set(output_files)) < len(output_files):
+        if len({_local_identity(path) for path in output_files}) < len(output_files):
             raise ValueError(f"an output file is named twice in {', '.join(output_files)}")
         self.output_files = list(output_files)
         self.num_written = 0

@@ -8,11 +8,12 @@ import pytest
 import tensorflow as tf
 
 from bert_tf.data.documents import read_lines
-from bert_tf.data.input_files import check_text_file, expand_input_patterns
+from bert_tf.data.input_files import check_outputs_apart, check_text_file, expand_input_patterns
 from bert_tf.data.pretraining_data import create_exact
 from bert_tf.data.pretraining_options import PretrainingDataOptions
 from bert_tf.data.sharded_pretraining_data import create_sharded
 from bert_tf.data.tfrecord_writer import RoundRobinRecordWriter
+from bert_tf.errors import UsageError
 from bert_tf.tokenization.vocab import VocabError
 from tests_shared import shared_path
 
@@ -97,6 +98,17 @@ def test_unwritable_output_fails_before_reading(tmp_path, uncased_vocab_file):
 def test_an_output_file_named_twice_is_refused(tmp_path):
     with pytest.raises(ValueError, match="named twice"):
         RoundRobinRecordWriter([str(tmp_path / "a"), str(tmp_path / "b"), str(tmp_path / "a")])
+
+
+def test_one_output_file_spelled_two_ways_is_refused(tmp_path, monkeypatch):
+    """Two writers on one file made a corrupt TFRecord under the final name."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UsageError, match=r"output_file names one file twice \(a.tfrecord, "
+                                         r"./a.tfrecord\)"):
+        check_outputs_apart(["a.tfrecord", "./a.tfrecord"], {})
+    with pytest.raises(ValueError, match="named twice"):
+        RoundRobinRecordWriter(["a.tfrecord", "./a.tfrecord"])
+    assert os.listdir(tmp_path) == []
 
 
 def test_files_appear_only_when_complete(tmp_path):
