@@ -36,9 +36,12 @@ HELP_ARGS = ("-h", "-?", "--help", "--helpshort")
 # Besides the script's module, where a script's flags are defined: `--verbose`
 # here, the runners' shared flags in `runner_flags` (those the script defined).
 SHARED_FLAG_MODULES = ("bert_tf.scripts.runner_flags", __name__)
-# What a user can fix; anything else is a bug and keeps its traceback.
+# What a user can fix; anything else is a bug and keeps its traceback. TensorFlow's
+# file errors name the file: a full disk or memory (ResourceExhausted), a read-only
+# folder (PermissionDenied), a path under a file (FailedPrecondition).
 EXPECTED_ERRORS = (ValueError, OSError, TrainingStopped, tf.errors.DataLossError,
-                   tf.errors.NotFoundError)
+                   tf.errors.NotFoundError, tf.errors.ResourceExhaustedError,
+                   tf.errors.PermissionDeniedError, tf.errors.FailedPreconditionError)
 
 
 def _fail(program, error, exit_code):

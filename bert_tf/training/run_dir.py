@@ -117,9 +117,14 @@ class OutputDirLock:
         handle.seek(0)
         handle.truncate()
         started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
-        handle.write(f"process {os.getpid()} on host {socket.gethostname()}, started "
-                     f"{started}: {' '.join(sys.argv)}\n")
-        handle.flush()
+        try:
+            handle.write(f"process {os.getpid()} on host {socket.gethostname()}, started "
+                         f"{started}: {' '.join(sys.argv)}\n")
+            handle.flush()
+        except OSError as error:  # a full disk
+            fcntl.flock(handle, fcntl.LOCK_UN)
+            handle.close()
+            raise OSError(f"cannot write {self.path}: {error.strerror or error}") from None
         self._file = handle
         remove_leftovers(self.output_dir)
         return self

@@ -243,6 +243,13 @@ def test_an_export_that_cannot_be_written_fails_before_work(tmp_path):
         runner.run(task, quick_options(tmp_path / "served" / "run", do_train=True,
                                        export_dir=str(tmp_path / "served")))
     assert not (tmp_path / "served").exists()
+    # A folder that cannot be made: a file stands where it would be.
+    (tmp_path / "vocab.txt").write_text("[PAD]\n")
+    with pytest.raises(UsageError, match=r"--export_dir: cannot write .*vocab.txt/served: a "
+                                         "file stands where its folder would be"):
+        runner.run(task, quick_options(tmp_path / "out", do_train=True,
+                                       export_dir=str(tmp_path / "vocab.txt" / "served")))
+    assert not (tmp_path / "out").exists()
 
 
 def test_training_into_the_folder_of_its_start_weights_is_refused(tmp_path):
