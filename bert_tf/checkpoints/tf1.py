@@ -256,6 +256,8 @@ def export_original(model, config, vocab_file, output_dir):
     save_tf1_checkpoint(model, os.path.join(output_dir, CHECKPOINT_BASENAME))
     config.to_json_file(os.path.join(output_dir, "bert_config.json"))
     target = os.path.join(output_dir, "vocab.txt")
-    if vocab_file and os.path.abspath(vocab_file) != os.path.abspath(target):
+    itself = ("://" not in vocab_file and os.path.exists(target)
+              and os.path.samefile(vocab_file, target)) if vocab_file else False
+    if vocab_file and not itself:  # never over itself (a link to it included)
         copy_file(vocab_file, target)
     return output_dir

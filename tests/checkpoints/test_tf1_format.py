@@ -155,3 +155,21 @@ def test_missing_checkpoint_names_path(tiny_config, tmp_path):
         load_tf1_checkpoint(BertEncoder(tiny_config), str(tmp_path / "nothing.ckpt"))
     with pytest.raises(CheckpointError, match="folder holds no bert_model.ckpt.index"):
         load_tf1_checkpoint(BertEncoder(tiny_config), str(tmp_path))
+
+
+def test_a_release_folder_takes_its_vocabulary_whole_and_never_over_itself(tiny_config,
+                                                                           tmp_path):
+    folder = tmp_path / "release"
+    folder.mkdir()
+    vocab = folder / "vocab.txt"
+    vocab.write_text("[PAD]\n[UNK]\n")
+    (tmp_path / "link.txt").symlink_to(vocab)  # the same file under another name
+    export_original(BertEncoder(tiny_config), tiny_config, str(tmp_path / "link.txt"),
+                    str(folder))
+    assert vocab.read_text() == "[PAD]\n[UNK]\n"
+    other = tmp_path / "other"
+    export_original(BertEncoder(tiny_config), tiny_config, str(vocab), str(other))
+    assert (other / "vocab.txt").read_text() == "[PAD]\n[UNK]\n"
+    assert sorted(p.name for p in other.iterdir()) == [
+        "bert_config.json", "bert_model.ckpt.data-00000-of-00001", "bert_model.ckpt.index",
+        "vocab.txt"]
