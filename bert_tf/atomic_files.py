@@ -7,8 +7,8 @@ writes `NAME.tmp-PID` beside `NAME` and renames it over `NAME` when it is
 complete; on one file system the rename is atomic. What a killed writer
 leaves behind (`left_by_dead_writer`) is removed by the next run in that
 folder (`training.run_dir.remove_leftovers`), or by the next writer of the
-same name (`remove_left_behind`: exports, NER's feature caches, which are
-large).
+same name (`remove_left_behind`: exports, TFRecords, extracted features and
+NER's feature caches, which are large).
 """
 
 import os

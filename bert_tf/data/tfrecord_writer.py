@@ -12,7 +12,7 @@ from typing import Iterable, Sequence
 import tensorflow as tf
 from absl import logging
 
-from bert_tf.atomic_files import prepare_folder_for, temporary_name
+from bert_tf.atomic_files import prepare_folder_for, remove_left_behind, temporary_name
 
 
 def _local_identity(path):
@@ -61,6 +61,8 @@ class RoundRobinRecordWriter:
     @staticmethod
     def _open(final: str, temp: str) -> tf.io.TFRecordWriter:
         prepare_folder_for(final)
+        if "://" not in final:
+            remove_left_behind(final)  # what killed writers of it left
         try:
             return tf.io.TFRecordWriter(temp)
         except (tf.errors.OpError, OSError) as error:

@@ -10,14 +10,19 @@ import os
 
 import numpy as np
 
-from bert_tf.atomic_files import temporary_name
+from bert_tf.atomic_files import remove_left_behind, temporary_name
 
 
 class _AtomicFile:
-    """Base of the writers: a temporary file renamed on a clean `close`."""
+    """Base of the writers: a temporary file renamed on a clean `close`.
+
+    What killed writers of `path` left beside it is removed first; a
+    `close` that fails (a full disk) removes the temporary file.
+    """
 
     def __init__(self, path):
         self.path = path
+        remove_left_behind(path)
         self.temp_path = temporary_name(path)
 
     def __enter__(self):
@@ -25,7 +30,11 @@ class _AtomicFile:
 
     def __exit__(self, error_type, error, traceback):
         if error_type is None:
-            self.close()
+            try:
+                self.close()
+            except BaseException:
+                self.abort()
+                raise
         else:
             self.abort()
 

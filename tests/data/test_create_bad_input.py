@@ -100,6 +100,14 @@ def test_an_output_file_named_twice_is_refused(tmp_path):
         RoundRobinRecordWriter([str(tmp_path / "a"), str(tmp_path / "b"), str(tmp_path / "a")])
 
 
+def test_what_a_killed_writer_left_is_removed_by_the_next(tmp_path):
+    left = tmp_path / "a.tfrecord.tmp-999999999"  # no such process
+    left.write_bytes(b"half a shard")
+    with RoundRobinRecordWriter([str(tmp_path / "a.tfrecord")]) as writer:
+        writer.write_all([b"one"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.tfrecord"]
+
+
 def test_one_output_file_spelled_two_ways_is_refused(tmp_path, monkeypatch):
     """Two writers on one file made a corrupt TFRecord under the final name."""
     monkeypatch.chdir(tmp_path)
