@@ -1,6 +1,6 @@
 """Checkpoint formats: the original TF1 release's and HuggingFace safetensors."""
 
-from bert_tf.checkpoints.huggingface import hf_name, load_hf_safetensors
+from bert_tf.checkpoints.huggingface import load_hf_safetensors
 from bert_tf.checkpoints.name_map import WeightRef, tf1_variable_map
 from bert_tf.checkpoints.restore import (checkpoint_folder, config_beside, is_huggingface,
                                          resolve_config, restore)
@@ -16,6 +16,6 @@ from bert_tf.checkpoints.tf1 import (
 
 __all__ = [
     "CHECKPOINT_BASENAME", "READ_ERRORS", "CheckpointError", "LoadReport", "WeightRef",
-    "checkpoint_folder", "config_beside", "export_original", "hf_name", "is_huggingface", "load_hf_safetensors",
+    "checkpoint_folder", "config_beside", "export_original", "is_huggingface", "load_hf_safetensors",
     "load_tf1_checkpoint", "resolve_config", "restore", "save_tf1_checkpoint", "tf1_variable_map",
 ]

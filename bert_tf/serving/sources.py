@@ -13,7 +13,7 @@ import os
 
 from bert_tf.checkpoints import (CheckpointError, checkpoint_folder, config_beside,
                                  is_huggingface, restore)
-from bert_tf.checkpoints.labels import read_labels
+from bert_tf.checkpoints.labels import LABELS_FILE, read_labels
 from bert_tf.checkpoints.tf1 import (is_training_checkpoint, read_checkpoint,
                                      resolve_checkpoint_prefix)
 from bert_tf.modeling import BertEncoder, BertPretrainer, build_span_model
@@ -54,7 +54,7 @@ def read_source(path, needs_labels=False, vocab_file=None):
         raise FileNotFoundError(f"{vocab_file}: not found; pass the model's vocabulary")
     labels = None
     if needs_labels:
-        labels_file = os.path.join(folder, "labels.txt")
+        labels_file = os.path.join(folder, LABELS_FILE)
         if not os.path.exists(labels_file):
             raise FileNotFoundError(
                 f"{labels_file}: not found; a classifier or ner export needs the label "

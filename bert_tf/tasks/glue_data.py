@@ -11,7 +11,7 @@ import dataclasses
 import os
 import sys
 
-from bert_tf.checkpoints.labels import read_labels
+from bert_tf.checkpoints.labels import LABELS_FILE, read_labels
 from bert_tf.errors import UsageError
 
 csv.field_size_limit(sys.maxsize)
@@ -150,7 +150,7 @@ def tsv_task(data_dir):
     files may omit it); `labels.txt` lists the labels, one per line, in
     class-id order.
     """
-    labels_file = os.path.join(data_dir, "labels.txt")
+    labels_file = os.path.join(data_dir, LABELS_FILE)
     if not os.path.exists(labels_file):
         raise FileNotFoundError(f"{labels_file}: file not found (--task_name=tsv needs the "
                                 "label list, one per line)")
