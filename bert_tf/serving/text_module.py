@@ -4,8 +4,8 @@ A served model is a `tf.Module` whose signatures take raw `tf.string`
 tensors of any batch size. The original's tokenization and packing run
 inside the graph (`BertPreprocessor`), so a client needs neither our code nor
 a vocabulary file. Each kind of export (encoder, masked LM, classifier,
-span QA, NER, multiple choice) subclasses this module and says what it answers for a batch of packed
-inputs; this base gives it three signatures:
+span QA, NER, multiple choice) subclasses this module and says what it
+answers for a batch of packed inputs; this base gives it three signatures:
 
 * `serving_default`: `text` [batch] -> the answers;
 * `pairs`: `text_a`, `text_b` [batch] -> the answers for sentence pairs;

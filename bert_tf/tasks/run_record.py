@@ -253,9 +253,10 @@ def _check_no_finished_model(output_dir):
     Its training checkpoints (`ckpt-N`) are for resuming, and users delete
     them; the model it exported stays, and a new run would replace it.
     """
-    if tf.io.gfile.exists(os.path.join(output_dir, CHECKPOINT_BASENAME + ".index")):
+    model = os.path.join(output_dir, CHECKPOINT_BASENAME)
+    if tf.io.gfile.exists(model + ".index"):
         raise UsageError(
             f"--output_dir={output_dir} holds a trained model ({CHECKPOINT_BASENAME}) and no "
             "training checkpoint to resume; training there would replace it. Use a new "
-            f"--output_dir (with --init_checkpoint={os.path.join(output_dir, CHECKPOINT_BASENAME)}"
-            " to train on from it), or move the model away")
+            f"--output_dir (with --init_checkpoint={model} to train on from it), or move the "
+            "model away")

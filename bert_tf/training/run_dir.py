@@ -16,9 +16,10 @@ only the chief takes it: the workers share the folder by design.
 Writers in this package write under a temporary name and rename when done:
 `NAME.tmp-PID*` (`atomic_files`: results, predictions, features, labels,
 configs, TFRecords, original-format checkpoints) and TensorFlow's own
-`ckpt-N_temp/` folders of training checkpoints. A writer killed mid-write leaves these behind (tens of MB each
-for a BERT checkpoint). `remove_leftovers` deletes the ones whose process is
-gone; under the lock no other run can be writing in the folder.
+`ckpt-N_temp/` folders of training checkpoints. A writer killed mid-write
+leaves these behind (tens of MB each for a BERT checkpoint).
+`remove_leftovers` deletes the ones whose process is gone; under the lock
+no other run can be writing in the folder.
 """
 
 import datetime
