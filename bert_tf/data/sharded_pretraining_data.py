@@ -29,6 +29,7 @@ import collections
 import concurrent.futures
 import multiprocessing
 import os
+import threading
 import time
 from typing import Iterator, List, NamedTuple, Sequence
 
@@ -104,6 +105,28 @@ def ordered_map(executor, fn, items: Iterator, window: int) -> Iterator:
         yield pending.popleft().result()
 
 
+# How often a worker looks whether the process that started it is still there.
+PARENT_CHECK_SECONDS = 1.0
+
+
+def _exit_with_parent(parent_pid: int) -> None:
+    """Ends this worker once `parent_pid` is gone.
+
+    A parent killed by SIGTERM or SIGKILL runs no clean-up, and its spawned
+    workers (some 80 MB each) would sleep on, orphaned, until the machine
+    restarts.
+    """
+    while os.getppid() == parent_pid:
+        time.sleep(PARENT_CHECK_SECONDS)
+    os._exit(1)
+
+
+def _start_watched_worker(parent_pid: int, vocab, options: PretrainingDataOptions) -> None:
+    """Process-pool initializer: `start_worker`, and an end with the parent process."""
+    threading.Thread(target=_exit_with_parent, args=(parent_pid,), daemon=True).start()
+    start_worker(vocab, options)
+
+
 def create_sharded(input_files: Sequence[str], output_files: Sequence[str], vocab_file: str,
                    options: PretrainingDataOptions, num_workers: int = 2,
                    shard_bytes: int = DEFAULT_SHARD_BYTES) -> RunSummary:
@@ -135,7 +158,8 @@ def create_sharded(input_files: Sequence[str], output_files: Sequence[str], voca
     with RoundRobinRecordWriter(output_files) as writer, \
             concurrent.futures.ProcessPoolExecutor(
                 num_workers, mp_context=multiprocessing.get_context("spawn"),
-                initializer=start_worker, initargs=(run.vocab, options)) as executor:
+                initializer=_start_watched_worker,
+                initargs=(os.getpid(), run.vocab, options)) as executor:
         for number, (records, shard) in enumerate(
                 ordered_map(executor, worker_records, tasks, 2 * num_workers)):
             writer.write_all(records)

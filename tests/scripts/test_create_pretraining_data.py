@@ -4,6 +4,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 
 import tensorflow as tf
 
@@ -93,3 +94,54 @@ def test_ctrl_c_ends_with_one_line_and_leaves_the_earlier_output(tmp_path, uncas
     assert "Traceback" not in text
     assert output.read_bytes() == b"an earlier run's records"
     assert sorted(os.listdir(tmp_path)) == ["out.tfrecord", "stderr.txt"]
+
+
+def _alive_children(pid):
+    """Live processes whose parent is `pid` (from /proc: no process library needed)."""
+    children = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                state, parent = f.read().rsplit(")", 1)[1].split()[:2]
+        except OSError:  # gone meanwhile
+            continue
+        if int(parent) == pid and state != "Z":
+            children.append(int(entry))
+    return children
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_fast_mode_workers_end_with_a_killed_parent(tmp_path, uncased_vocab_file):
+    """SIGKILL runs no clean-up: the spawned workers must notice and end on their own."""
+    log = tmp_path / "stderr.txt"
+    with open(log, "w") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, str(REPO / "create_pretraining_data.py"),
+             f"--input_file={shared_path('corpus', 'gutenberg_pretrain.txt')}",
+             f"--output_file={tmp_path / 'out.tfrecord'}", f"--vocab_file={uncased_vocab_file}",
+             "--dupe_factor=20", "--num_workers=2", "--shard_bytes=100000"],
+            stdout=subprocess.DEVNULL, stderr=stderr)
+    children = []
+    try:
+        wait_for_line(log, r"shard 0: \d+ documents", process)
+        children = _alive_children(process.pid)
+        assert len(children) >= 2, children  # the workers (and the resource tracker)
+        process.kill()
+        process.wait(timeout=30)
+        deadline = time.time() + 30
+        while time.time() < deadline and any(map(_alive, children)):
+            time.sleep(0.1)
+        assert not [pid for pid in children if _alive(pid)]
+    finally:
+        process.kill()
+        for pid in children:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+    assert not (tmp_path / "out.tfrecord").exists()
