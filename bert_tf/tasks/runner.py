@@ -64,7 +64,7 @@ def build_trainer(task, options, strategy, train_steps):
     with precision.dtype_policy(options.mixed_precision), strategy.scope():
         model = task.build_model()
         optimizer = create_optimizer(
-            options.learning_rate, train_steps, task.warmup_steps(train_steps, options),
+            options.learning_rate, train_steps, _warmup_steps(task, options, train_steps),
             options.optimizer, loss_scale=precision.needs_loss_scaling(options.mixed_precision))
     trainer = Trainer(
         model, optimizer, task.objective(), strategy, options.output_dir,
@@ -78,6 +78,21 @@ def build_trainer(task, options, strategy, train_steps):
     if trainer.checkpoints.restore_latest() is None and options.init_checkpoint:
         initialize_from_checkpoint(model, options.init_checkpoint)
     return trainer
+
+
+def _warmup_steps(task, options, train_steps):
+    """The run's warm-up steps; more than its training steps is refused before any work.
+
+    A run that does not train builds the schedule without using it, so its
+    warm-up is only held to the steps.
+    """
+    warmup = task.warmup_steps(train_steps, options)
+    if not options.do_train:
+        return min(warmup, train_steps)
+    if warmup > train_steps:
+        raise UsageError(f"--num_warmup_steps={warmup} is more than the run's {train_steps} "
+                         "training steps; give fewer, or train longer")
+    return warmup
 
 
 def _check_outputs_apart_from_inputs(task, options):
@@ -183,6 +198,7 @@ def _exported_model_to_score(options):
 def _run_phases(task, options, strategy, splits):
     options, exported_step = _exported_model_to_score(options)
     train_steps = task.train_steps(splits.get("train", ()), options)
+    _warmup_steps(task, options, train_steps)  # refused before run.json is written
     check_run_record(options.output_dir, task, options, train_steps, splits.get("train"))
     trainer = build_trainer(task, options, strategy, train_steps)
     if isinstance(exported_step, int):  # eval_results.txt says which step it scored

@@ -83,6 +83,20 @@ def test_eval_only_into_a_new_folder_scores_init_checkpoint(tmp_path, caplog):
     assert f"--init_checkpoint={output_dir} is not what this run scores" in caplog.text
 
 
+def test_warm_up_longer_than_training_is_refused_before_work_and_ignored_by_evaluation(
+        tmp_path):
+    data = glue_subset(tmp_path, "MRPC", 8, files=("train.tsv", "dev.tsv"))
+    task = _task("MRPC", data)
+    with pytest.raises(UsageError, match=r"--num_warmup_steps=5 is more than the run's 1 "
+                                         "training steps"):
+        runner.run(task, quick_options(tmp_path / "out", do_train=True, num_warmup_steps=5))
+    assert not (tmp_path / "out" / "run.json").exists()
+    runner.run(task, quick_options(tmp_path / "out", do_train=True))
+    # The training command line with --do_train taken out still runs.
+    results = runner.run(task, quick_options(tmp_path / "out", do_eval=True, num_warmup_steps=5))
+    assert results["global_step"] == 1
+
+
 def test_nothing_to_score_is_an_error(tmp_path):
     data = glue_subset(tmp_path, "MRPC", 8, files=("dev.tsv",))
     with pytest.raises(UsageError, match="holds no checkpoint and no --init_checkpoint"):
