@@ -39,15 +39,17 @@ flags.DEFINE_bool("concat_layers", False, "Write the chosen layers concatenated 
 flags.DEFINE_bool("jit_compile", None, "XLA-compile the forward pass (default: where it is "
                   "faster: on CPU up to hidden size 256, always on GPU/TPU).")
 # The original's device flags, accepted so its command lines run: the device is chosen by
-# TensorFlow, and the embedding lookup is always a gather.
+# TensorFlow (a TPU is refused), and the embedding lookup is always a gather.
 flags.DEFINE_bool("use_tpu", False, "Accepted for the original's command lines.")
-flags.DEFINE_string("master", None, "Accepted for the original's command lines.")
+flags.DEFINE_string("master", "", "Accepted for the original's command lines (empty).")
 flags.DEFINE_integer("num_tpu_cores", 8, "Accepted for the original's command lines.")
 flags.DEFINE_bool("use_one_hot_embeddings", False, "Accepted for the original's command lines.")
 
 
 def run():
     """Builds the encoder, extracts and writes every example; returns the count."""
+    cli.refuse_unused_flags(["use_tpu", "master"], "to the runners: extract_features runs on "
+                            "the CPU or GPU TensorFlow picks, not on a TPU")
     if not os.path.exists(FLAGS.input_file):
         raise UsageError(f"--input_file={FLAGS.input_file}: file not found")
     check_text_file(FLAGS.input_file)

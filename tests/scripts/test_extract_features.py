@@ -129,3 +129,11 @@ def test_binary_input_is_refused(release, tmp_path):
     assert result.returncode == 1
     assert f"{records}: not a text file" in result.stderr and "Traceback" not in result.stderr
     assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_a_tpu_is_refused_not_ignored(release, input_file, tmp_path):
+    result = _run(release, input_file, tmp_path / "x.jsonl", "--use_tpu=True")
+    assert result.returncode == 2
+    assert ("extract_features: error: --use_tpu applies only to the runners: extract_features "
+            "runs on the CPU or GPU TensorFlow picks, not on a TPU") in result.stderr
+    assert not (tmp_path / "x.jsonl").exists()
