@@ -47,24 +47,29 @@ def define_phase_flags(learning_rate=5e-5, train_batch_size=32):
     flags.DEFINE_bool("do_predict", False, "Whether to run prediction on the test set.")
     flags.DEFINE_integer("train_batch_size", train_batch_size, "Total batch size for training.",
                          lower_bound=1)
-    flags.DEFINE_integer("eval_batch_size", 8, "Total batch size for eval.", lower_bound=1)
-    flags.DEFINE_integer("predict_batch_size", 8, "Total batch size for predict.",
-                         lower_bound=1)
+    flags.DEFINE_integer("eval_batch_size", RunOptions.eval_batch_size,
+                         "Total batch size for eval.", lower_bound=1)
+    flags.DEFINE_integer("predict_batch_size", RunOptions.predict_batch_size,
+                         "Total batch size for predict.", lower_bound=1)
     flags.DEFINE_float("learning_rate", learning_rate, "The initial learning rate for Adam.")
     require_positive("learning_rate")
-    flags.DEFINE_float("num_train_epochs", 3.0, "Total number of training epochs.")
+    flags.DEFINE_float("num_train_epochs", RunOptions.num_train_epochs,
+                       "Total number of training epochs.")
     require_positive("num_train_epochs")
-    flags.DEFINE_float("warmup_proportion", 0.1, "Proportion of training for linear warmup.",
-                       lower_bound=0.0, upper_bound=1.0)
-    flags.DEFINE_integer("random_seed", 12345, "Seed of the training data shuffle.")
+    flags.DEFINE_float("warmup_proportion", RunOptions.warmup_proportion,
+                       "Proportion of training for linear warmup.", lower_bound=0.0,
+                       upper_bound=1.0)
+    flags.DEFINE_integer("random_seed", RunOptions.random_seed,
+                         "Seed of the training data shuffle.")
 
 
 def define_runtime_flags():
     """Where and how fast: the original's TPU flags plus ours."""
-    flags.DEFINE_integer("save_checkpoints_steps", 1000, "How often to save a checkpoint.",
+    flags.DEFINE_integer("save_checkpoints_steps", RunOptions.save_checkpoints_steps,
+                         "How often to save a checkpoint.", lower_bound=1)
+    flags.DEFINE_integer("iterations_per_loop", RunOptions.steps_per_execution,
+                         "Steps per device loop (the default of --steps_per_execution).",
                          lower_bound=1)
-    flags.DEFINE_integer("iterations_per_loop", 1000, "Steps per device loop (the default "
-                         "of --steps_per_execution).", lower_bound=1)
     flags.DEFINE_bool("use_tpu", False, "Run on a TPU (--distribution_strategy=tpu).")
     flags.DEFINE_string("tpu_name", None, "The Cloud TPU to use (same as --tpu).")
     flags.DEFINE_string("tpu_zone", None, "GCE zone of the Cloud TPU.")
@@ -124,18 +129,19 @@ def model_files(values, needs_vocab=True, do_lower_case=None):
         values.max_seq_length, needs_vocab)
 
 
+# Flags of `define_phase_flags` that run_pretraining.py does not define; without them
+# `RunOptions`' defaults hold.
+_PHASE_ONLY = ("do_predict", "predict_batch_size", "num_train_epochs", "warmup_proportion",
+               "random_seed")
+
+
 def run_options(values, **overrides):
     """`RunOptions` from parsed flags (`values`: absl's FLAGS); `overrides` win."""
     fields = dict(
         output_dir=values.output_dir, do_train=values.do_train, do_eval=values.do_eval,
-        do_predict=getattr(values, "do_predict", False), init_checkpoint=values.init_checkpoint,
+        init_checkpoint=values.init_checkpoint,
         export_dir=values.export_dir, train_batch_size=values.train_batch_size,
-        eval_batch_size=values.eval_batch_size,
-        predict_batch_size=getattr(values, "predict_batch_size", 8),
-        learning_rate=values.learning_rate,
-        num_train_epochs=getattr(values, "num_train_epochs", 3.0),
-        warmup_proportion=getattr(values, "warmup_proportion", 0.1),
-        random_seed=getattr(values, "random_seed", None),
+        eval_batch_size=values.eval_batch_size, learning_rate=values.learning_rate,
         optimizer=values.optimizer, mixed_precision=values.mixed_precision,
         jit_compile=values.jit_compile,
         gradient_accumulation_steps=values.gradient_accumulation_steps,
@@ -145,5 +151,6 @@ def run_options(values, **overrides):
             "tpu" if values.use_tpu else "one_device"),
         num_gpus=values.num_gpus, tpu=values.tpu or values.tpu_name or values.master,
         tpu_zone=values.tpu_zone, gcp_project=values.gcp_project)
+    fields.update({name: values[name].value for name in _PHASE_ONLY if name in values})
     fields.update(overrides)
     return RunOptions(**fields)

@@ -52,7 +52,7 @@ class RunOptions:
     mixed_precision: str = "float32"
     jit_compile: bool = None  # None: `compilation.use_xla` decides
     gradient_accumulation_steps: int = 1
-    steps_per_execution: int = 100
+    steps_per_execution: int = 1000  # the original's --iterations_per_loop
     save_checkpoints_steps: int = 1000
     random_seed: int = 12345
     distribution_strategy: str = "one_device"
