@@ -29,6 +29,8 @@ from bert_tf.tasks.batching import LABEL_KEY
 from bert_tf.training.objective import LossWeights, Objective
 
 
+# The weight of each token in a tagging batch: 1 on the first piece of a word, else 0.
+WEIGHTS_KEY = "label_weights"
 # Classes from which a traced cross-entropy on a CPU takes the XLA-compiled form.
 XLA_CROSS_ENTROPY_MIN_CLASSES = 1024
 
@@ -117,3 +119,33 @@ def classification_objective(is_regression=False):
     if is_regression:
         return Objective(_one_weight_per_example, _regression_losses, _no_metrics, ())
     return Objective(_one_weight_per_example, _classification_losses, _accuracy, ("accuracy",))
+
+
+def _tag_weights(batch):
+    return {"loss": LossWeights(batch[WEIGHTS_KEY])}
+
+
+def _tag_losses(logits, batch):
+    return {"loss": cross_entropy(logits, batch[LABEL_KEY])}
+
+
+def _tag_accuracy(logits, batch):
+    weights = ops.cast(batch[WEIGHTS_KEY], "float32")
+    return {"accuracy": (ops.sum(correct(logits, batch[LABEL_KEY]) * weights),
+                         ops.sum(weights))}
+
+
+def tagging_objective():
+    """Mean cross-entropy and accuracy over the first pieces of words (`label_weights`).
+
+    Other tokens (later pieces, `[CLS]`, `[SEP]`, padding) have weight 0 and
+    change nothing, whatever their logits:
+
+    >>> import numpy as np
+    >>> from bert_tf.training.objective import batch_loss
+    >>> logits = np.array([[[0.0, 0.0], [50.0, -50.0]]], "float32")
+    >>> batch = {"label_ids": np.array([[0, 1]]), "label_weights": np.array([[1.0, 0.0]])}
+    >>> round(float(batch_loss(tagging_objective(), logits, batch)[0]), 5)
+    0.69315
+    """
+    return Objective(_tag_weights, _tag_losses, _tag_accuracy, ("accuracy",))

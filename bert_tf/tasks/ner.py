@@ -25,27 +25,23 @@ import os
 
 import keras
 import numpy as np
-from keras import ops
 
 from bert_tf.atomic_files import write_text
 from bert_tf.checkpoints import export_original
+from bert_tf.checkpoints.labels import write_labels
 from bert_tf.errors import UsageError
 from bert_tf.modeling import BertEncoder
 from bert_tf.modeling.classifier import build_token_classifier
-from bert_tf.modeling.bilstm_tagger import BiLstmTagger
 from bert_tf.tasks import conll_data, tagging_features, token_features
 from bert_tf.tasks.batching import LABEL_KEY, batched_columns
-from bert_tf.tasks.classification import write_labels
 from bert_tf.tasks.entity_metrics import entity_scores
-from bert_tf.tasks.losses import correct, cross_entropy
+from bert_tf.tasks.losses import WEIGHTS_KEY, cross_entropy, tagging_objective
 from bert_tf.tasks.task import Task
 from bert_tf.tokenization import FullTokenizer
 from bert_tf.training.init_checkpoint import initialize_from_checkpoint
-from bert_tf.training.objective import LossWeights, Objective
 from bert_tf.training.summaries import write_eval_results
 
 MODES = ("fine_tune", "feature_based")
-WEIGHTS_KEY = "label_weights"
 DEV_PREDICTIONS, TEST_PREDICTIONS, TEST_RESULTS = (
     "dev_predictions.txt", "test_predictions.txt", "test_results.txt")
 # File names of each split in --data_dir: the CoNLL release's, or the common renaming.
@@ -77,46 +73,6 @@ class TaggingSplit:
     @property
     def sentence_lengths(self):
         return [len(sentence.words) for sentence in self.sentences]
-
-
-def build_feature_tagger(width, num_labels, lstm_units, initializer_range=0.02):
-    """Cached features `[B, T, width]` + `input_mask` -> `BiLstmTagger` logits."""
-    inputs = {"features": keras.Input((None, width), dtype="float32", name="features"),
-              "input_mask": keras.Input((None,), dtype="int32", name="input_mask")}
-    tagger = BiLstmTagger(num_labels, lstm_units=lstm_units,
-                          initializer_range=initializer_range, name="bilstm_tagger")
-    return keras.Model(inputs, tagger(inputs["features"], inputs["input_mask"]),
-                       name="bert_feature_tagger")
-
-
-def _tag_weights(batch):
-    return {"loss": LossWeights(batch[WEIGHTS_KEY])}
-
-
-def _tag_losses(logits, batch):
-    return {"loss": cross_entropy(logits, batch[LABEL_KEY])}
-
-
-def _tag_accuracy(logits, batch):
-    weights = ops.cast(batch[WEIGHTS_KEY], "float32")
-    return {"accuracy": (ops.sum(correct(logits, batch[LABEL_KEY]) * weights),
-                         ops.sum(weights))}
-
-
-def tagging_objective():
-    """Mean cross-entropy and accuracy over the first pieces of words (`label_weights`).
-
-    Other tokens (later pieces, `[CLS]`, `[SEP]`, padding) have weight 0 and
-    change nothing, whatever their logits:
-
-    >>> import numpy as np
-    >>> from bert_tf.training.objective import batch_loss
-    >>> logits = np.array([[[0.0, 0.0], [50.0, -50.0]]], "float32")
-    >>> batch = {"label_ids": np.array([[0, 1]]), "label_weights": np.array([[1.0, 0.0]])}
-    >>> round(float(batch_loss(tagging_objective(), logits, batch)[0]), 5)
-    0.69315
-    """
-    return Objective(_tag_weights, _tag_losses, _tag_accuracy, ("accuracy",))
 
 
 class NerTask(Task):
@@ -201,7 +157,7 @@ class NerTask(Task):
         if self.mode == "fine_tune":
             return build_token_classifier(config, len(self.labels))
         width = token_features.feature_width(config.hidden_size, self.feature_layers)
-        return build_feature_tagger(width, len(self.labels), self.lstm_units,
+        return token_features.build_feature_tagger(width, len(self.labels), self.lstm_units,
                                     config.initializer_range)
 
     def objective(self):

@@ -9,9 +9,10 @@ whose weights stay fixed, in one of six ways, the rows of its feature table:
   transformer layer's output (plain sums with equal weights);
 * `concat_last_four`: the last four layers side by side (4x wider).
 
-Since the encoder never changes, its features are computed once per split
-and kept in a `.npy` file: only the real tokens of each window, row after
-row (`[total tokens, width]`), read back as a memory map. A JSON file beside
+The tagger trained on them (`build_feature_tagger`) is a BiLSTM over the
+features. Since the encoder never changes, its features are computed once
+per split and kept in a `.npy` file: only the real tokens of each window,
+row after row (`[total tokens, width]`), read back as a memory map. A JSON file beside
 it holds a fingerprint (checkpoint, layers, the windows' token ids); a cache
 whose fingerprint differs is rebuilt. Training epochs then read features
 and never run the encoder.
@@ -29,6 +30,7 @@ from keras import ops
 
 from bert_tf.atomic_files import remove_left_behind, temporary_name, write_text
 from bert_tf.errors import UsageError
+from bert_tf.modeling.bilstm_tagger import BiLstmTagger
 from bert_tf.serving.model_inference import ModelInference
 from bert_tf.tasks.batching import batched_columns
 from bert_tf.training.compilation import encoder_hidden_size, use_xla
@@ -103,6 +105,16 @@ def feature_function(extractor):
     """
     return ModelInference(extractor, jit_compile=use_xla(
         None, encoder_hidden_size(extractor), False, extractor.compute_dtype))
+
+
+def build_feature_tagger(width, num_labels, lstm_units, initializer_range=0.02):
+    """Cached features `[B, T, width]` + `input_mask` -> `BiLstmTagger` logits."""
+    inputs = {"features": keras.Input((None, width), dtype="float32", name="features"),
+              "input_mask": keras.Input((None,), dtype="int32", name="input_mask")}
+    tagger = BiLstmTagger(num_labels, lstm_units=lstm_units,
+                          initializer_range=initializer_range, name="bilstm_tagger")
+    return keras.Model(inputs, tagger(inputs["features"], inputs["input_mask"]),
+                       name="bert_feature_tagger")
 
 
 def fingerprint(init_checkpoint, feature_layers, columns):

@@ -14,8 +14,8 @@ from bert_tf.modeling.bilstm_tagger import BiLstmTagger
 from bert_tf.tasks import runner, token_features
 from bert_tf.tasks.entity_metrics import entities
 from bert_tf.tasks.model_files import ModelFiles
-from bert_tf.tasks.ner import (NerTask, build_feature_tagger, build_token_classifier,
-                               tagging_objective)
+from bert_tf.tasks.losses import tagging_objective
+from bert_tf.tasks.ner import NerTask, build_token_classifier
 from bert_tf.tasks.tagging_features import predicted_tags
 from bert_tf.training.init_checkpoint import initialize_from_checkpoint
 from bert_tf.training.objective import batch_loss
@@ -151,7 +151,7 @@ def test_feature_based_caches_features_and_exports_the_bilstm(tmp_path):
     restore(pipeline, str(out))
     dev = task().read_split("dev")
     exported = np.asarray(pipeline({k: dev.columns[k] for k in token_features.ENCODER_INPUTS}))
-    trained = build_feature_tagger(4 * 32, 9, 8)
+    trained = token_features.build_feature_tagger(4 * 32, 9, 8)
     initialize_from_checkpoint(trained, tf.train.latest_checkpoint(str(out)))
     cached = np.load(out / "features" / "dev_concat_last_four.npy")
     batches = token_features.feature_dataset(cached, dev.columns, batch_size=64)
