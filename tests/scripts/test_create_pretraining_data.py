@@ -70,17 +70,23 @@ def test_an_output_over_the_input_is_refused_in_one_line(tmp_path, uncased_vocab
     assert text.read_bytes() == shared_path("corpus", "sample_text.txt").read_bytes()
 
 
+def _start_on_gutenberg(output, vocab_file, log, *flags):
+    """A process of the script on the Gutenberg corpus (20 duplicates: long enough to
+    signal), its stderr going to `log`."""
+    with open(log, "w") as stderr:
+        return subprocess.Popen(
+            [sys.executable, str(REPO / "create_pretraining_data.py"),
+             f"--input_file={shared_path('corpus', 'gutenberg_pretrain.txt')}",
+             f"--output_file={output}", f"--vocab_file={vocab_file}", "--dupe_factor=20",
+             *flags], stdout=subprocess.DEVNULL, stderr=stderr)
+
+
 def test_ctrl_c_ends_with_one_line_and_leaves_the_earlier_output(tmp_path, uncased_vocab_file):
     """A real SIGINT while records are made: exit 130, no traceback, nothing half-written."""
     output = tmp_path / "out.tfrecord"
     output.write_bytes(b"an earlier run's records")
     log = tmp_path / "stderr.txt"
-    with open(log, "w") as stderr:
-        process = subprocess.Popen(
-            [sys.executable, str(REPO / "create_pretraining_data.py"),
-             f"--input_file={shared_path('corpus', 'gutenberg_pretrain.txt')}",
-             f"--output_file={output}", f"--vocab_file={uncased_vocab_file}",
-             "--dupe_factor=20"], stdout=subprocess.DEVNULL, stderr=stderr)
+    process = _start_on_gutenberg(output, uncased_vocab_file, log)
     try:
         wait_for_line(log, r"read \d+ documents", process)
         process.send_signal(signal.SIGINT)
@@ -121,13 +127,8 @@ def _alive(pid):
 def test_fast_mode_workers_end_with_a_killed_parent(tmp_path, uncased_vocab_file):
     """SIGKILL runs no clean-up: the spawned workers must notice and end on their own."""
     log = tmp_path / "stderr.txt"
-    with open(log, "w") as stderr:
-        process = subprocess.Popen(
-            [sys.executable, str(REPO / "create_pretraining_data.py"),
-             f"--input_file={shared_path('corpus', 'gutenberg_pretrain.txt')}",
-             f"--output_file={tmp_path / 'out.tfrecord'}", f"--vocab_file={uncased_vocab_file}",
-             "--dupe_factor=20", "--num_workers=2", "--shard_bytes=100000"],
-            stdout=subprocess.DEVNULL, stderr=stderr)
+    process = _start_on_gutenberg(tmp_path / "out.tfrecord", uncased_vocab_file, log,
+                                  "--num_workers=2", "--shard_bytes=100000")
     children = []
     try:
         wait_for_line(log, r"shard 0: \d+ documents", process)
