@@ -17,7 +17,7 @@ equal in its statistics:
   another document (label 1); otherwise it keeps its own (label 0). The
   original draws B from a random other document at a random sentence.
 
-Pairs are trimmed by the original's rule (`pair_truncation.kept_lengths`:
+Pairs are trimmed by the original's rule (`tokenization.truncation.kept_lengths`:
 the longer side loses one token at a time, from its front or its back with
 probability one half, until the pair fits); with probability
 `short_seq_prob` a pair is trimmed to a random length in [2, max_num_tokens]
@@ -30,7 +30,7 @@ seed gives the same pairs, and a fresh seed for every document and batch
 
 import tensorflow as tf
 
-from bert_tf.data.pair_truncation import kept_lengths
+from bert_tf.tokenization.truncation import kept_lengths
 
 # Doc keys are hashes of the document text into this many buckets.
 _DOC_KEY_BUCKETS = 2**62

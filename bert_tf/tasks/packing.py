@@ -11,6 +11,8 @@ import dataclasses
 
 import numpy as np
 
+from bert_tf.tokenization.truncation import kept_lengths
+
 
 @dataclasses.dataclass
 class PackedInput:
@@ -23,9 +25,9 @@ class PackedInput:
 
 
 def truncate_pair(tokens_a, tokens_b, max_length):
-    """Pops tokens from the end of the longer list (B on ties) until both fit, in place."""
-    while len(tokens_a) + len(tokens_b) > max_length:
-        (tokens_a if len(tokens_a) > len(tokens_b) else tokens_b).pop()
+    """Cuts tokens from the end of the longer list (B on ties) until both fit, in place."""
+    keep_a, keep_b = kept_lengths(len(tokens_a), len(tokens_b), max_length)
+    del tokens_a[keep_a:], tokens_b[keep_b:]
 
 
 def pack_tokens(tokens_a, tokens_b, tokenizer, max_seq_length):

@@ -9,7 +9,8 @@ feature-extraction code:
 A single segment keeps its first `seq_length - 2` ids. A pair is cut, one id
 at a time, from the end of the longer segment (of B on a tie) until it fits
 in `seq_length - 3`; `kept_lengths` computes the lengths this leaves in one
-step (`tests/tokenization` compares them with HuggingFace's `longest_first`).
+step (`truncation.kept_lengths`; `tests/tokenization` compares them with
+HuggingFace's `longest_first`).
 Padding is 0, as in the original, whatever id [PAD] has.
 
 `pack_segments` lays the kept ids out with a few dense ops per segment, not
@@ -21,6 +22,8 @@ span-QA and NER exports pack their windows with it too).
 
 import keras
 import tensorflow as tf
+
+from bert_tf.tokenization import truncation
 
 
 @keras.saving.register_keras_serializable(package="bert_tf")
@@ -145,11 +148,7 @@ def kept_lengths(lengths, budget):
     """
     if len(lengths) == 1:
         return [tf.minimum(lengths[0], budget)]
-    first, second = lengths
-    # Cutting from the longer, B on a tie, leaves A ceil(budget / 2) ids,
-    # more if B is shorter than its half, all of A if A is.
-    first = tf.minimum(first, tf.maximum((budget + 1) // 2, budget - second))
-    return [first, tf.minimum(second, budget - first)]
+    return list(truncation.kept_lengths(*lengths, budget))
 
 
 def _as_ragged(segment):

@@ -6,7 +6,8 @@ import pytest
 
 from bert_tf.data.instance_records import RecordMaker, RunSummary
 from bert_tf.data.masking import MaskedLmMasker
-from bert_tf.data.pair_truncation import kept_lengths, truncation_cuts
+from bert_tf.data.pair_truncation import truncation_cuts
+from bert_tf.tokenization.truncation import kept_lengths
 from bert_tf.data.pretraining_instances import InstanceMaker
 from bert_tf.data.pretraining_options import PretrainingDataOptions
 
