@@ -22,20 +22,23 @@ from bert_tf.tasks import runner
 from bert_tf.tasks.squad import SquadOptions, SquadTask
 
 FLAGS = flags.FLAGS
-runner_flags.define_model_flags(max_seq_length=384)
+runner_flags.define_model_flags(max_seq_length=SquadOptions.max_seq_length)
 runner_flags.define_phase_flags()
 runner_flags.define_runtime_flags()
 flags.DEFINE_string("train_file", None, "SQuAD json for training. E.g., train-v1.1.json")
 flags.DEFINE_string("predict_file", None, "SQuAD json for predictions. E.g., dev-v1.1.json "
                     "or test-v1.1.json")
-flags.DEFINE_integer("doc_stride", 128, "When splitting up a long document into chunks, how "
-                     "much stride to take between chunks.", lower_bound=1)
-flags.DEFINE_integer("max_query_length", 64, "The maximum number of tokens for the question; "
-                     "longer questions are truncated.", lower_bound=1)
-flags.DEFINE_integer("n_best_size", 20, "The number of n-best predictions to generate in "
-                     "nbest_predictions.json.", lower_bound=1)
-flags.DEFINE_integer("max_answer_length", 30, "The maximum length of an answer that can be "
-                     "generated (start and end are predicted independently).", lower_bound=1)
+flags.DEFINE_integer("doc_stride", SquadOptions.doc_stride, "When splitting up a long "
+                     "document into chunks, how much stride to take between chunks.",
+                     lower_bound=1)
+flags.DEFINE_integer("max_query_length", SquadOptions.max_query_length, "The maximum number "
+                     "of tokens for the question; longer questions are truncated.",
+                     lower_bound=1)
+flags.DEFINE_integer("n_best_size", SquadOptions.n_best_size, "The number of n-best "
+                     "predictions to generate in nbest_predictions.json.", lower_bound=1)
+flags.DEFINE_integer("max_answer_length", SquadOptions.max_answer_length, "The maximum length "
+                     "of an answer that can be generated (start and end are predicted "
+                     "independently).", lower_bound=1)
 flags.DEFINE_bool("verbose_logging", False, "Log every warning of the answer alignment "
                   "(a number of them are expected for a normal SQuAD evaluation).")
 flags.DEFINE_bool("version_2_with_negative", False, "The SQuAD examples include questions "
