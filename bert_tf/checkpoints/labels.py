@@ -47,6 +47,23 @@ def read_labels(path):
 
 
 def write_labels(labels, output_dir):
-    """Writes `labels.txt`: the class names in id order (a single `score` for regression)."""
-    write_text(os.path.join(output_dir, LABELS_FILE),
-               "".join(f"{label}\n" for label in (labels or ("score",))))
+    """Writes `labels.txt`: the class names in id order (a single `score` for regression).
+
+    A `labels.txt` already there with these labels is left as it is: it may be
+    the one the run read (`--data_dir` as `--output_dir`).
+
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> _ = open(os.path.join(folder, LABELS_FILE), "w").write("neg \\npos\\n")
+    >>> write_labels(("neg", "pos"), folder)
+    >>> open(os.path.join(folder, LABELS_FILE)).read()  # the user's file, untouched
+    'neg \\npos\\n'
+    """
+    labels = tuple(labels or ("score",))
+    path = os.path.join(output_dir, LABELS_FILE)
+    try:
+        if os.path.isfile(path) and read_labels(path) == labels:
+            return
+    except ValueError:  # a damaged file: written anew
+        pass
+    write_text(path, "".join(f"{label}\n" for label in labels))

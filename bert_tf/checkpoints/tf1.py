@@ -247,6 +247,14 @@ def save_tf1_checkpoint(model, prefix):
     return prefix
 
 
+def _holds_config(path, config):
+    """Whether `path` is a readable `bert_config.json` of `config`."""
+    try:
+        return os.path.isfile(path) and type(config).from_json_file(path) == config
+    except ValueError:  # ConfigError: a damaged file, written anew
+        return False
+
+
 def export_original(model, config, vocab_file, output_dir):
     """Writes a release-style folder: bert_model.ckpt.*, bert_config.json, vocab.txt.
 
@@ -254,7 +262,9 @@ def export_original(model, config, vocab_file, output_dir):
     """
     os.makedirs(output_dir, exist_ok=True)
     save_tf1_checkpoint(model, os.path.join(output_dir, CHECKPOINT_BASENAME))
-    config.to_json_file(os.path.join(output_dir, "bert_config.json"))
+    config_file = os.path.join(output_dir, "bert_config.json")
+    if not _holds_config(config_file, config):  # the run's own input, maybe: left as it is
+        config.to_json_file(config_file)
     target = os.path.join(output_dir, "vocab.txt")
     itself = ("://" not in vocab_file and os.path.exists(target)
               and os.path.samefile(vocab_file, target)) if vocab_file else False

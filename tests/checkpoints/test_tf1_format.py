@@ -1,5 +1,7 @@
 """Original TF1 checkpoint format: round trips, an independent reader, clear errors."""
 
+import json
+
 import keras
 import numpy as np
 import pytest
@@ -173,3 +175,16 @@ def test_a_release_folder_takes_its_vocabulary_whole_and_never_over_itself(tiny_
     assert sorted(p.name for p in other.iterdir()) == [
         "bert_config.json", "bert_model.ckpt.data-00000-of-00001", "bert_model.ckpt.index",
         "vocab.txt"]
+
+
+def test_a_release_folder_leaves_the_config_it_was_given(tiny_config, tmp_path):
+    """`--bert_config_file` in `--output_dir`: the run's input, not written over."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    users = json.dumps(tiny_config.to_dict(), indent=4)  # the user's own layout
+    (folder / "bert_config.json").write_text(users)
+    export_original(BertEncoder(tiny_config), tiny_config, None, str(folder))
+    assert (folder / "bert_config.json").read_text() == users
+    other = BertConfig(**{**tiny_config.to_dict(), "hidden_dropout_prob": 0.3})
+    export_original(BertEncoder(other), other, None, str(folder))
+    assert BertConfig.from_json_file(str(folder / "bert_config.json")) == other
