@@ -23,7 +23,9 @@ TORCH_SITE=$(python3 -c "import site; print(site.getsitepackages()[0])")
 CUDA_LIB_DIRS=$(find $TORCH_SITE/nvidia /usr/local/cuda*/ -name 'lib*.so*' -printf '%h\n' 2>/dev/null \
     | grep -v 'stubs\|compat\|sanitizer' | sort -u)
 for name in cublas cublasLt cufft cusolver cusparse nvJitLink cupti nvrtc curand; do
-    newest=$(for dir in $CUDA_LIB_DIRS; do ls $dir/lib$name.so.[0-9]* 2>/dev/null; done | sort -V | tail -1)
+    # the highest version by file name, wherever it lies
+    newest=$(for dir in $CUDA_LIB_DIRS; do ls $dir/lib$name.so.[0-9]* 2>/dev/null; done \
+        | awk -F/ '{print $NF "\t" $0}' | sort -V | tail -1 | cut -f2)
     echo "lib$name: ${newest:-not found}"
     [ -n "$newest" ] || continue
     for version in 10 11 12; do

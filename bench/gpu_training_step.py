@@ -233,5 +233,6 @@ def main(argv):
           "each, round robin")
     print("\n".join(lines))
 
+
 if __name__ == "__main__":
     app.run(main)

@@ -17,8 +17,9 @@ import shutil
 
 from absl import logging
 
-# `NAME.tmp-PID`, `NAME.tmp-PID.index`: group 1 is the PID.
-_TEMPORARY_NAME = re.compile(r"\.tmp-(\d+)(?:\.|$)")
+# `NAME.tmp-PID`, `NAME.tmp-PID.index` (and `NAME.incomplete-PID`, the TFRecord
+# temporaries of earlier versions, still cleaned up): group 1 is the PID.
+_TEMPORARY_NAME = re.compile(r"\.(?:tmp|incomplete)-(\d+)(?:\.|$)")
 
 
 def temporary_name(path):

@@ -38,10 +38,11 @@ HELP_ARGS = ("-h", "-?", "--help", "--helpshort")
 SHARED_FLAG_MODULES = ("bert_tf.scripts.runner_flags", __name__)
 # What a user can fix; anything else is a bug and keeps its traceback. TensorFlow's
 # file errors name the file: a full disk or memory (ResourceExhausted), a read-only
-# folder (PermissionDenied), a path under a file (FailedPrecondition).
+# folder (PermissionDenied). (Its FailedPrecondition is also a bug's error; paths
+# under a file are refused before any work instead.)
 EXPECTED_ERRORS = (ValueError, OSError, TrainingStopped, tf.errors.DataLossError,
                    tf.errors.NotFoundError, tf.errors.ResourceExhaustedError,
-                   tf.errors.PermissionDeniedError, tf.errors.FailedPreconditionError)
+                   tf.errors.PermissionDeniedError)
 
 
 def _fail(program, error, exit_code):

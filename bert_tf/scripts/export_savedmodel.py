@@ -36,8 +36,8 @@ TRAINED_FLAGS = ("do_lower_case", "max_seq_length")
 TRAINED_SPAN_FLAGS = ("doc_stride", "max_query_length", "version_2_with_negative")
 flags.DEFINE_enum("kind", None, sorted(serving.KINDS), "What the export answers.")
 flags.DEFINE_string("model_dir", None, "Checkpoint folder (or prefix) to export.")
-flags.DEFINE_string("export_dir", None, "Where to write the SavedModel (an existing "
-                    "SavedModel there is replaced).")
+flags.DEFINE_string("export_dir", None, "Local folder to write the SavedModel to (a "
+                    "SavedModel there, and nothing else, is replaced).")
 flags.DEFINE_string("vocab_file", None, "Vocabulary (default: vocab.txt of --model_dir).")
 flags.DEFINE_integer("max_seq_length", 128, "Length texts are packed and truncated to "
                      "(default: as trained, else 128).")

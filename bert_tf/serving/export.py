@@ -12,8 +12,10 @@ import shutil
 import tempfile
 
 import tensorflow as tf
+from absl import logging
 
-from bert_tf.atomic_files import prepare_folder_for, remove_left_behind, temporary_name
+from bert_tf.atomic_files import (left_by_dead_writer, prepare_folder_for, remove_left_behind,
+                                  temporary_name)
 from bert_tf.modeling.xla_elementwise import without_xla
 from bert_tf.serving import sources
 from bert_tf.serving.classifier_export import ClassifierServing
@@ -54,8 +56,9 @@ def export(kind, model_or_folder, export_dir, *, vocab_file=None, labels=None,
             from encoder inputs to per-token logits (`build_token_classifier`),
             for "multiple_choice" `build_multiple_choice_model`'s (or a
             scorer of single sequences).
-        export_dir: where to write; an existing SavedModel there is
-            replaced, any other existing non-empty folder is refused.
+        export_dir: a local folder; a SavedModel there (nothing but its
+            entries) is replaced whole, through a link the folder it points
+            to; any other non-empty folder is refused.
         vocab_file: the vocabulary; default: `vocab.txt` of the folder.
         labels: label names (classifier; BIO tags for "ner"); default:
             `labels.txt` of the folder.
@@ -97,8 +100,9 @@ def export(kind, model_or_folder, export_dir, *, vocab_file=None, labels=None,
     if kind not in KINDS:
         raise ValueError(f"unknown export kind {kind!r}; choose one of {sorted(KINDS)}")
     serving_class, model_from_source = KINDS[kind]
-    export_dir = os.path.abspath(export_dir)
+    export_dir = os.fspath(export_dir)
     check_export_dir(export_dir)
+    export_dir = os.path.realpath(export_dir)  # a link's folder is replaced, the link kept
     if isinstance(model_or_folder, (str, os.PathLike)):
         validate_case_matches_checkpoint(do_lower_case, os.fspath(model_or_folder))
         source = sources.read_source(
@@ -141,8 +145,12 @@ def check_export_dir(export_dir):
 
     Raises:
         FileExistsError: naming `export_dir` and what is in the way.
-        OSError: "cannot write ...", the folder above it cannot be written.
+        OSError: "cannot write ...", the folder above it cannot be written,
+            or a URL: exports are written to a local folder.
     """
+    if "://" in export_dir:
+        raise OSError(f"{export_dir}: exports are written to a local folder; copy the "
+                      "SavedModel there afterwards")
     if os.path.exists(export_dir):
         if not os.path.isdir(export_dir):
             raise FileExistsError(f"{export_dir}: a file, not a folder; not overwriting it")
@@ -158,6 +166,19 @@ def check_export_dir(export_dir):
     prepare_folder_for(os.path.abspath(export_dir))
 
 
+def _restore_set_aside(export_dir):
+    """Puts back the export a killed writer renamed aside, where nothing took its place."""
+    parent, name = os.path.split(export_dir)
+    if os.path.exists(export_dir):
+        return
+    for sibling in sorted(os.listdir(parent)):
+        if (sibling.startswith(f"{name}.tmp-") and sibling.endswith(".replaced")
+                and left_by_dead_writer(sibling)):
+            os.replace(os.path.join(parent, sibling), export_dir)
+            logging.info("put back %s, set aside by an interrupted export", export_dir)
+            return
+
+
 def _save(module, export_dir):
     """Saves to a sibling folder, then swaps it into place (never half-written).
 
@@ -165,8 +186,10 @@ def _save(module, export_dir):
     new one is in place, so an interruption leaves one whole export or the
     other under `export_dir`. Staging and replaced folders of earlier
     exports whose process was killed (hundreds of MB for BERT-Base) are
-    removed first.
+    removed first; where one was killed between its two renames, the export
+    it had set aside is put back first.
     """
+    _restore_set_aside(export_dir)
     remove_left_behind(export_dir)
     staging = temporary_name(export_dir)
     replaced = staging + ".replaced"

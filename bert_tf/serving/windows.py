@@ -1,7 +1,7 @@
 """`context_windows`: the original's SQuAD windows over a batch of contexts, as TF ops.
 
-The in-graph twin of `doc_windows` and `max_context_windows` in
-`bert_tf.tasks.squad_features` (the Python path): a context of P pieces, after a
+The in-graph twin of `doc_windows` (`bert_tf.tasks.squad_features`) and
+`max_context_windows` (`bert_tf.tasks.max_context`), the Python path: a context of P pieces, after a
 question of Q pieces, is read in windows of `max_seq_length - Q - 3` pieces
 starting every min(that, `doc_stride`) pieces, the last one ending on the
 last piece; an empty context has no window. A piece seen by several windows

@@ -169,6 +169,25 @@ def _evaluation_changes(recorded, new):
     return list(_differences(*_same_keys(_comparable(trained), asked)))
 
 
+def warn_if_init_checkpoint_ignored(output_dir, scored, init_checkpoint):
+    """Warns where `--init_checkpoint` names another model than the folder's own it scores.
+
+    In a folder with a trained model (its newest `ckpt-N`, or the model a
+    finished run exported), an evaluation or prediction scores that model,
+    as the original does; an `--init_checkpoint` of the start weights or of
+    an earlier checkpoint is not what is scored.
+    """
+    if not init_checkpoint:
+        return
+    folder = os.path.realpath(output_dir)
+    if os.path.realpath(init_checkpoint) not in (
+            folder, os.path.realpath(scored), os.path.join(folder, CHECKPOINT_BASENAME)):
+        logging.warning("--init_checkpoint=%s is not the model this run scores: --output_dir "
+                        "holds a trained model, and an evaluation or prediction scores it, %s "
+                        "(as the original does). To score --init_checkpoint, give a new "
+                        "--output_dir", init_checkpoint, scored)
+
+
 def _check_scored_model(output_dir, latest, recorded, new, init_checkpoint):
     """Says what an evaluation or prediction scores, checked against its training's record.
 
@@ -178,12 +197,8 @@ def _check_scored_model(output_dir, latest, recorded, new, init_checkpoint):
     a warning only: a model may be scored on another task on purpose.
     """
     scored = latest or init_checkpoint
-    if latest and init_checkpoint and (os.path.realpath(checkpoint_folder(init_checkpoint))
-                                       != os.path.realpath(output_dir)):
-        logging.warning("--init_checkpoint=%s is not what this run scores: --output_dir holds "
-                        "training checkpoints, and an evaluation or prediction scores the "
-                        "newest, %s (as the original does). To score --init_checkpoint, give "
-                        "an --output_dir without checkpoints", init_checkpoint, latest)
+    if latest:
+        warn_if_init_checkpoint_ignored(output_dir, latest, init_checkpoint)
     if not scored:
         raise UsageError(f"nothing to score: --output_dir={output_dir} holds no checkpoint "
                          "and no --init_checkpoint was given")

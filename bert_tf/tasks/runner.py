@@ -32,7 +32,8 @@ from bert_tf.atomic_files import prepare_folder_for
 from bert_tf.checkpoints import CHECKPOINT_BASENAME, checkpoint_folder
 from bert_tf.data.input_files import check_outputs_apart
 from bert_tf.errors import UsageError
-from bert_tf.tasks.run_record import RECORD_FILE, check_run_record, recorded_run
+from bert_tf.tasks.run_record import (RECORD_FILE, check_run_record, recorded_run,
+                                      warn_if_init_checkpoint_ignored)
 from bert_tf.tasks.task import RunContext
 from bert_tf.training import distribution, precision
 from bert_tf.training.compilation import encoder_hidden_size, use_xla
@@ -183,15 +184,22 @@ def _exported_model_to_score(options):
     An evaluation or prediction alone resumes the folder's newest `ckpt-N`;
     where those were deleted (they are for resuming) or the folder was
     copied without them, the exported `bert_model.ckpt` is the model, of
-    the last step its `run.json` records.
+    the last step its `run.json` records, whatever `--init_checkpoint` says
+    (the training command's start weights, say). A folder without a
+    `run.json` (a release) is scored only when no `--init_checkpoint` is given.
     """
     exported = os.path.join(options.output_dir, CHECKPOINT_BASENAME)
-    if (options.do_train or options.init_checkpoint or newest_checkpoint(options.output_dir)
+    if (options.do_train or newest_checkpoint(options.output_dir)
             or not os.path.exists(exported + ".index")):
         return options, None
+    recorded = recorded_run(options.output_dir)
+    if options.init_checkpoint:
+        if recorded is None:
+            return options, None
+        warn_if_init_checkpoint_ignored(options.output_dir, exported, options.init_checkpoint)
     logging.info("no training checkpoint in %s: scoring the model it exported, %s",
                  options.output_dir, exported)
-    step = (recorded_run(options.output_dir) or {}).get("train_steps")
+    step = (recorded or {}).get("train_steps")
     return dataclasses.replace(options, init_checkpoint=exported), step
 
 

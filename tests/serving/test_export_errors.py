@@ -7,6 +7,7 @@ import pytest
 import tensorflow as tf
 
 from bert_tf import serving
+from bert_tf.serving.export import _restore_set_aside
 from bert_tf.checkpoints import CheckpointError
 
 
@@ -76,6 +77,32 @@ def test_an_export_interrupted_at_the_swap_keeps_the_old_one(classifier_folder, 
     serving.export("encoder", classifier_folder[0], served, max_seq_length=16)  # a new one
     assert not (tmp_path / "served" / "assets" / "mark").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["served"]
+
+
+def test_an_export_through_a_link_replaces_the_folder_and_keeps_the_link(classifier_folder,
+                                                                        tmp_path):
+    real = serving.export("encoder", classifier_folder[0], tmp_path / "v1", max_seq_length=16)
+    (tmp_path / "latest").symlink_to(real)  # as TF Serving layouts point at a version
+    (tmp_path / "v1" / "assets" / "mark").write_text("the first export")
+    serving.export("encoder", classifier_folder[0], tmp_path / "latest", max_seq_length=16)
+    assert (tmp_path / "latest").is_symlink()
+    assert not (tmp_path / "v1" / "assets" / "mark").exists()  # replaced whole
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["latest", "v1"]
+
+
+def test_an_export_a_killed_writer_set_aside_is_put_back(classifier_folder, tmp_path):
+    """Killed between its two renames, a writer left the old export aside and nothing in place."""
+    served = serving.export("encoder", classifier_folder[0], tmp_path / "served",
+                            max_seq_length=16)
+    os.rename(served, f"{served}.tmp-999999999.replaced")  # no such process
+    _restore_set_aside(served)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["served"]
+    assert tf.saved_model.load(served).signatures["serving_default"] is not None
+
+
+def test_an_export_to_a_url_is_refused(classifier_folder):
+    with pytest.raises(OSError, match="gs://bucket/served: exports are written to a local"):
+        serving.export("encoder", classifier_folder[0], "gs://bucket/served")
 
 
 def test_bad_arguments(classifier_folder, tmp_path):

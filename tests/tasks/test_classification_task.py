@@ -80,7 +80,7 @@ def test_eval_only_into_a_new_folder_scores_init_checkpoint(tmp_path, caplog):
         resumed = runner.run(task, quick_options(tmp_path / "trained", do_eval=True,
                                                  init_checkpoint=str(output_dir)))
     assert resumed["global_step"] == 1
-    assert f"--init_checkpoint={output_dir} is not what this run scores" in caplog.text
+    assert f"--init_checkpoint={output_dir} is not the model this run scores" in caplog.text
 
 
 def test_warm_up_longer_than_training_is_refused_before_work_and_ignored_by_evaluation(
@@ -345,6 +345,15 @@ def test_a_finished_folder_without_its_training_checkpoints_scores_its_exported_
     scored = runner.run(task, quick_options(tmp_path / "out", do_eval=True))
     assert scored["eval_accuracy"] == trained["eval_accuracy"]
     assert scored["global_step"] == trained["global_step"] == 1  # the step run.json records
+    # The training command with --do_eval alone (its start weights named): still the
+    # folder's model, with a warning.
+    runner.run(task, quick_options(tmp_path / "start", do_train=True, learning_rate=0.1))
+    start = str(tmp_path / "start" / "bert_model.ckpt")
+    with caplog.at_level("WARNING"):
+        again = runner.run(task, quick_options(tmp_path / "out", do_eval=True,
+                                               init_checkpoint=start))
+    assert again == scored
+    assert f"--init_checkpoint={start} is not the model this run scores" in caplog.text
     cased = ClassificationTask(get_task("MRPC"), str(data), tiny_model_files(), 32,
                                do_lower_case=False)
     with pytest.raises(UsageError, match=r"task.do_lower_case: True in the recorded run"):

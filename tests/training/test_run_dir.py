@@ -21,7 +21,8 @@ def dead_pid():
 def test_leftovers_of_dead_writers_go_on_the_next_start(tmp_path, dead_pid):
     leftovers = [f"bert_model.ckpt.tmp-{dead_pid}.index",
                  f"bert_model.ckpt.tmp-{dead_pid}.data-00000-of-00001",
-                 f"train.tfrecord.tmp-{dead_pid}"]
+                 f"train.tfrecord.tmp-{dead_pid}",
+                 f"old.tfrecord.incomplete-{dead_pid}"]  # an earlier version's temporary
     kept = [f"train.tfrecord.tmp-{os.getpid()}",  # a live writer's
             "ckpt-3.index", "ckpt-3.data-00000-of-00001", "checkpoint", "notes.tmp-x"]
     for name in leftovers + kept:
