@@ -11,6 +11,7 @@ from bert_tf.tasks import runner
 from bert_tf.tasks.classification import ClassificationTask
 from bert_tf.tasks.glue_data import get_task, tsv_task
 from bert_tf.tasks.losses import cross_entropy
+from bert_tf.tasks.run_record import warn_if_init_checkpoint_ignored
 from tasks.task_runs import glue_subset, quick_options, read_results, tiny_model_files
 from tests_shared import shared_path
 
@@ -95,6 +96,16 @@ def test_warm_up_longer_than_training_is_refused_before_work_and_ignored_by_eval
     # The training command line with --do_train taken out still runs.
     results = runner.run(task, quick_options(tmp_path / "out", do_eval=True, num_warmup_steps=5))
     assert results["global_step"] == 1
+
+
+def test_an_init_checkpoint_an_evaluation_does_not_score_is_named(tmp_path, caplog):
+    out, latest = str(tmp_path), str(tmp_path / "ckpt-2")
+    with caplog.at_level("WARNING"):
+        for scored_anyway in (None, out, latest, str(tmp_path / "bert_model.ckpt")):
+            warn_if_init_checkpoint_ignored(out, latest, scored_anyway)
+        assert caplog.text == ""
+        warn_if_init_checkpoint_ignored(out, latest, str(tmp_path / "ckpt-1"))
+    assert "ckpt-1 is not the model this run scores" in caplog.text
 
 
 def test_nothing_to_score_is_an_error(tmp_path):
