@@ -1,10 +1,11 @@
 """`context_windows`: the original's SQuAD windows over a batch of contexts, as TF ops.
 
 The in-graph twin of `doc_windows` (`bert_tf.tasks.squad_features`) and
-`max_context_windows` (`bert_tf.tasks.max_context`), the Python path: a context of P pieces, after a
-question of Q pieces, is read in windows of `max_seq_length - Q - 3` pieces
-starting every min(that, `doc_stride`) pieces, the last one ending on the
-last piece; an empty context has no window. A piece seen by several windows
+`max_context_windows` (`bert_tf.tasks.max_context`), the Python path: a
+context of P pieces, after a question of Q pieces, is read in windows of
+`max_seq_length - Q - 3` pieces starting every min(that, `doc_stride`)
+pieces, the last one ending on the last piece; an empty context has no
+window. A piece seen by several windows
 belongs to the one where min(pieces left of it, pieces right of it) + 0.01
 * window length is largest, the earliest on a tie (computed in float64, as
 Python computes it, so ties fall the same way).
