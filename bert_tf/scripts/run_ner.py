@@ -26,6 +26,7 @@ from bert_tf.errors import UsageError
 from bert_tf.scripts import cli, runner_flags
 from bert_tf.tasks import runner
 from bert_tf.tasks.model_files import vocab_beside
+from bert_tf.tasks import ner
 from bert_tf.tasks.ner import MODES, NerTask
 from bert_tf.tasks.token_features import FEATURE_LAYERS
 from bert_tf.tokenization.vocab import vocab_is_lower_cased
@@ -37,12 +38,13 @@ runner_flags.define_runtime_flags()
 FLAGS.set_default("do_lower_case", None)  # None: the vocabulary's casing
 flags.DEFINE_enum("mode", "fine_tune", list(MODES), "fine_tune: train the whole network; "
                   "feature_based: a BiLSTM on frozen, cached encoder features.")
-flags.DEFINE_enum("feature_layers", "concat_last_four", list(FEATURE_LAYERS),
+flags.DEFINE_enum("feature_layers", ner.DEFAULT_FEATURE_LAYERS, list(FEATURE_LAYERS),
                   "Feature-based mode: which encoder layers make a token's features.")
-flags.DEFINE_integer("lstm_units", 768, "Feature-based mode: units per LSTM direction.",
+flags.DEFINE_integer("lstm_units", ner.DEFAULT_LSTM_UNITS,
+                     "Feature-based mode: units per LSTM direction.", lower_bound=1)
+flags.DEFINE_integer("doc_stride", ner.DEFAULT_DOC_STRIDE, "Word pieces between the starts "
+                     "of the windows a sentence longer than max_seq_length is split into.",
                      lower_bound=1)
-flags.DEFINE_integer("doc_stride", 64, "Word pieces between the starts of the windows a "
-                     "sentence longer than max_seq_length is split into.", lower_bound=1)
 
 
 def do_lower_case():

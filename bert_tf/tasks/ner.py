@@ -42,6 +42,8 @@ from bert_tf.training.init_checkpoint import initialize_from_checkpoint
 from bert_tf.training.summaries import write_eval_results
 
 MODES = ("fine_tune", "feature_based")
+# Defaults of the options `run_ner.py` passes on: window stride, feature-based layers and width.
+DEFAULT_DOC_STRIDE, DEFAULT_FEATURE_LAYERS, DEFAULT_LSTM_UNITS = 64, "concat_last_four", 768
 DEV_PREDICTIONS, TEST_PREDICTIONS, TEST_RESULTS = (
     "dev_predictions.txt", "test_predictions.txt", "test_results.txt")
 # File names of each split in --data_dir: the CoNLL release's, or the common renaming.
@@ -94,8 +96,8 @@ class NerTask(Task):
     name = "ner"
 
     def __init__(self, data_dir, model_files, max_seq_length, do_lower_case, mode="fine_tune",
-                 doc_stride=64, feature_layers="concat_last_four", lstm_units=768,
-                 cache_dir=None, feature_batch_size=32):
+                 doc_stride=DEFAULT_DOC_STRIDE, feature_layers=DEFAULT_FEATURE_LAYERS,
+                 lstm_units=DEFAULT_LSTM_UNITS, cache_dir=None, feature_batch_size=32):
         if mode not in MODES:
             raise ValueError(f"--mode={mode!r}: choose one of {', '.join(MODES)}")
         if mode == "feature_based":
