@@ -255,6 +255,11 @@ def _holds_config(path, config):
         return False
 
 
+def _same_local_file(path, other):
+    """Whether local `path` is the file `other` (a link to it included); a URL never is."""
+    return "://" not in path and os.path.exists(other) and os.path.samefile(path, other)
+
+
 def export_original(model, config, vocab_file, output_dir):
     """Writes a release-style folder: bert_model.ckpt.*, bert_config.json, vocab.txt.
 
@@ -266,8 +271,6 @@ def export_original(model, config, vocab_file, output_dir):
     if not _holds_config(config_file, config):  # the run's own input, maybe: left as it is
         config.to_json_file(config_file)
     target = os.path.join(output_dir, "vocab.txt")
-    itself = ("://" not in vocab_file and os.path.exists(target)
-              and os.path.samefile(vocab_file, target)) if vocab_file else False
-    if vocab_file and not itself:  # never over itself (a link to it included)
+    if vocab_file and not _same_local_file(vocab_file, target):
         copy_file(vocab_file, target)
     return output_dir

@@ -100,8 +100,12 @@ def check_text_file(path: str) -> None:
                          "bytes are not UTF-8); is it a binary file or in another encoding?")
 
 
-def _identity(path: str) -> tuple:
-    """What makes two paths the same file: its inode if it exists, else its real path."""
+def file_identity(path: str) -> tuple:
+    """What makes two paths the same file: its inode if it exists, else its real path.
+
+    >>> file_identity("out/a.tfrecord") == file_identity("./out/../out/a.tfrecord")
+    True
+    """
     try:
         stat = os.stat(path)
     except OSError:
@@ -142,16 +146,16 @@ def check_outputs_apart(output_files: Sequence[str],
     for output in output_files:
         if os.path.isdir(output):
             raise UsageError(f"{output_flag} {output} is a directory; name a file there")
-        first = written.setdefault(_identity(output), output)
+        first = written.setdefault(file_identity(output), output)
         if first != output or output_files.count(output) > 1:
             raise UsageError(f"{output_flag} names one file twice ({first}, {output}); "
                              "each output needs a file of its own")
     read = {}
     for flag, paths in read_files.items():
         for path in paths:
-            read.setdefault(_identity(path), (flag, path))
+            read.setdefault(file_identity(path), (flag, path))
     for output in output_files:
-        if _identity(output) in read:
-            flag, path = read[_identity(output)]
+        if file_identity(output) in read:
+            flag, path = read[file_identity(output)]
             raise UsageError(f"{output_flag} {output} is the {flag} {path}: refusing to "
                              "write over a file the run reads")

@@ -13,11 +13,7 @@ import tensorflow as tf
 from absl import logging
 
 from bert_tf.atomic_files import prepare_folder_for, remove_left_behind, temporary_name
-
-
-def _local_identity(path):
-    """A local path's real path (`./a` and `a` are one file); a URL as given."""
-    return path if "://" in path else os.path.realpath(path)
+from bert_tf.data.input_files import file_identity
 
 
 class RoundRobinRecordWriter:
@@ -45,7 +41,7 @@ class RoundRobinRecordWriter:
     def __init__(self, output_files: Sequence[str]):
         if not output_files:
             raise ValueError("no output files given")
-        if len({_local_identity(path) for path in output_files}) < len(output_files):
+        if len({file_identity(path) for path in output_files}) < len(output_files):
             raise ValueError(f"an output file is named twice in {', '.join(output_files)}")
         self.output_files = list(output_files)
         self.num_written = 0

@@ -8,7 +8,8 @@ bert_config.json, vocab.txt, labels.txt): on first use it is exported as a
 classifier SavedModel (see docs/SERVING.md) to `<model_dir>/saved_model`
 (or `--export_dir`), with the `--max_seq_length` and `--do_lower_case` it
 was trained with (run.json) unless given, and the export is reused while
-it is newer than the checkpoint and was made with the same settings. `--export_dir` alone classifies with an existing export.
+it is newer than the checkpoint and was made with the same settings.
+`--export_dir` alone classifies with an existing export.
 Prints the predicted label and the text (a pair: both, tab-separated), then
 the probability of each label (the score, for a regression model).
 """
