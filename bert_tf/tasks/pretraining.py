@@ -63,6 +63,17 @@ class PretrainingTask(Task):
     def training_data(self, train_split):
         return None  # its input files: a resumed run may be given more
 
+    def input_files(self):
+        """The files `--input_file` and `--eval_input_file` match (none where a glob fails:
+        `read_split` names that pattern)."""
+        files = {}
+        for split, flag in _INPUT_FLAGS.items():
+            try:
+                files[flag] = expand_input_patterns(self.inputs[split])
+            except ValueError:
+                continue
+        return files
+
     def read_split(self, split):
         """The split's input files, each checked before training starts."""
         flag = _INPUT_FLAGS.get(split)

@@ -3,8 +3,9 @@
 import pytest
 
 from bert_tf.errors import UsageError
+from bert_tf.tasks import runner
 from bert_tf.tasks.pretraining import PretrainingTask
-from tasks.task_runs import tiny_model_files
+from tasks.task_runs import quick_options, tiny_model_files
 from tests_shared import shared_path
 
 
@@ -34,3 +35,18 @@ def test_records_of_another_length_are_named():
 def test_missing_inputs_name_the_flag():
     with pytest.raises(UsageError, match=r"--eval_input_file: .*matches no file"):
         _task("unused", eval_input_file="/nonexistent/*.tfrecord").read_split("dev")
+
+
+def test_inputs_matched_in_the_output_dir_are_never_written_over(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    golden = shared_path("golden", "sample_text_seed12345_dupe10.tfrecord")
+    records = golden.read_bytes()
+    (out / "eval_results.txt").write_bytes(records)
+    task = _task(str(golden), eval_input_file=str(out / "*.txt"))
+    with pytest.raises(UsageError, match=r"output_dir's file .*eval_results.txt is the "
+                                         r"eval_input_file .*eval_results.txt: refusing"):
+        runner.run(task, quick_options(out, do_train=True, do_eval=True, num_train_steps=1,
+                                         max_eval_steps=1))
+    assert (out / "eval_results.txt").read_bytes() == records
+    assert sorted(path.name for path in out.iterdir()) == ["eval_results.txt"]
