@@ -13,9 +13,11 @@ from bert_tf.serving.export import KINDS, check_export_dir, export
 from bert_tf.serving.masked_lm_export import MaskedLMServing
 from bert_tf.serving.multiple_choice_export import MultipleChoiceServing
 from bert_tf.serving.ner_export import NerServing
+from bert_tf.serving.span_options import SpanOptions
 from bert_tf.serving.span_qa_export import SpanQAServing
 from bert_tf.serving.text_module import TextServingModule
 
 __all__ = ["KINDS", "ClassifierServing", "EncoderServing", "MaskedLMServing",
-           "MultipleChoiceServing", "NerServing", "SpanQAServing", "TextServingModule",
+           "MultipleChoiceServing", "NerServing", "SpanOptions", "SpanQAServing",
+           "TextServingModule",
            "check_export_dir", "export"]

@@ -65,7 +65,7 @@ def export(kind, model_or_folder, export_dir, *, vocab_file=None, labels=None,
         max_seq_length: length texts are packed (and truncated) to.
         do_lower_case: lower-case and strip accents (uncased models).
         top_k: tokens returned per mask ("masked_lm").
-        span_options: "span_qa": a dict of `SpanQAServing`'s SQuAD options
+        span_options: "span_qa": a dict of `SpanOptions` fields
             (`doc_stride`, `max_query_length`, `n_best_size`,
             `max_answer_length`, `version_2_with_negative`,
             `null_score_diff_threshold`); the original's defaults otherwise.

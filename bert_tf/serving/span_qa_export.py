@@ -29,6 +29,7 @@ valid span (an empty context) the answer is "", -1, -1 and `score` 0.
 import tensorflow as tf
 
 from bert_tf.serving.sources import find_encoder
+from bert_tf.serving.span_options import SpanOptions
 from bert_tf.serving.text_module import TextServingModule, string_spec
 from bert_tf.serving.windows import context_windows
 from bert_tf.tokenization.offsets_tokenizer import OffsetsTokenizer
@@ -44,9 +45,10 @@ class SpanQAServing(TextServingModule):
             "end_logits"} [B, T].
         vocabulary, asset_dir, max_seq_length, do_lower_case: as
             `TextServingModule`.
-        doc_stride, max_query_length, n_best_size, max_answer_length,
-        version_2_with_negative, null_score_diff_threshold: the original's
-            `run_squad.py` flags of the same names.
+        jit_compile: as `TextServingModule`.
+        **span_options: `SpanOptions`' fields (`doc_stride`, `n_best_size`,
+            ...), the original's `run_squad.py` flags of the same names;
+            its defaults otherwise.
 
     Example:
 
@@ -67,30 +69,20 @@ class SpanQAServing(TextServingModule):
     kind = "span_qa"
 
     def __init__(self, span_model, vocabulary, asset_dir, max_seq_length=384,
-                 do_lower_case=True, doc_stride=128, max_query_length=64, n_best_size=20,
-                 max_answer_length=30, version_2_with_negative=False,
-                 null_score_diff_threshold=0.0, jit_compile=False):
+                 do_lower_case=True, jit_compile=False, **span_options):
+        self.options = SpanOptions(**span_options)
+        if max_seq_length <= self.options.max_query_length + 3:
+            raise ValueError(f"max_seq_length ({max_seq_length}) must be greater than "
+                             f"max_query_length ({self.options.max_query_length}) + 3")
         super().__init__(find_encoder(span_model).config, vocabulary, asset_dir,
                          max_seq_length, do_lower_case, jit_compile=jit_compile)
-        if max_seq_length <= max_query_length + 3:
-            raise ValueError(f"max_seq_length ({max_seq_length}) must be greater than "
-                             f"max_query_length ({max_query_length}) + 3")
-        for name, value in (("doc_stride", doc_stride), ("n_best_size", n_best_size),
-                            ("max_answer_length", max_answer_length)):
-            if value < 1:
-                raise ValueError(f"{name} must be positive, got {value}")
         self.serve_model(span_model)
-        self.options = {
-            "doc_stride": int(doc_stride), "max_query_length": int(max_query_length),
-            "n_best_size": int(n_best_size), "max_answer_length": int(max_answer_length),
-            "version_2_with_negative": bool(version_2_with_negative),
-            "null_score_diff_threshold": float(null_score_diff_threshold)}
 
     def text_preprocessor(self, keep_special_tokens):
         return OffsetsTokenizer(self.tokens, self.do_lower_case)
 
     def metadata_values(self):
-        return {**super().metadata_values(), **self.options}
+        return {**super().metadata_values(), **self.options.span_values()}
 
     def answer_signatures(self):
         return {"serving_default": tf.function(self.serve_questions).get_concrete_function(
@@ -103,10 +95,10 @@ class SpanQAServing(TextServingModule):
         batch_size = tf.size(question, tf.int64)
         # Offsets count the characters of valid UTF-8: invalid bytes go first.
         context = tf.strings.unicode_transcode(context, "UTF-8", "UTF-8", errors="ignore")
-        query = self.preprocessor(question).ids[:, :self.options["max_query_length"]]
+        query = self.preprocessor(question).ids[:, :self.options.max_query_length]
         pieces = self.preprocessor(context)
         windows = context_windows(query.row_lengths(), pieces.ids.row_lengths(),
-                                  self.max_seq_length, self.options["doc_stride"])
+                                  self.max_seq_length, self.options.doc_stride)
         # Each window piece's index in the batch's flat context pieces.
         window_pieces = (tf.ragged.range(windows.length) + windows.start[:, None]
                          + tf.gather(pieces.ids.row_starts(), windows.example)[:, None])
@@ -117,10 +109,10 @@ class SpanQAServing(TextServingModule):
         found = score > _NO_SCORE
         score = tf.where(found, score, 0.0)
         outputs = {}
-        if self.options["version_2_with_negative"]:
+        if self.options.version_2_with_negative:
             null_diff = _null_scores(windows, starts, ends, batch_size) - score
             outputs["null_score_diff"] = tf.cast(null_diff, tf.float32)
-            found &= null_diff <= self.options["null_score_diff_threshold"]
+            found &= null_diff <= self.options.null_score_diff_threshold
         # Piece indices within each context -> flat piece indices of the batch.
         base = pieces.ids.row_starts()
         start = _gather_or_minus_one(pieces.starts.flat_values, first + base, found)
@@ -154,7 +146,7 @@ class SpanQAServing(TextServingModule):
 
         def top(logits):
             values = positions.with_flat_values(tf.gather_nd(logits, at)).to_tensor(_NO_SCORE)
-            k = tf.minimum(self.options["n_best_size"], tf.shape(values)[1])
+            k = tf.minimum(self.options.n_best_size, tf.shape(values)[1])
             logit, index = tf.math.top_k(values, k)
             return logit, tf.cast(index, tf.int64)
 
@@ -165,7 +157,7 @@ class SpanQAServing(TextServingModule):
         end_ok = end_at < length
         start_at, end_at = start_at[:, :, None], end_at[:, None, :]
         valid = (start_ok[:, :, None] & end_ok[:, None, :] & (end_at >= start_at)
-                 & (end_at < start_at + self.options["max_answer_length"]))
+                 & (end_at < start_at + self.options.max_answer_length))
         score = tf.where(valid, tf.cast(start_logit, tf.float64)[:, :, None]
                          + tf.cast(end_logit, tf.float64)[:, None, :], _NO_SCORE)
         window_start = windows.start[:, None, None]

@@ -19,6 +19,7 @@ from keras import ops
 from bert_tf.checkpoints import export_original
 from bert_tf.errors import UsageError
 from bert_tf.modeling import build_span_model
+from bert_tf.serving.span_options import SpanOptions
 from bert_tf.tasks import squad_data, squad_features, squad_postprocessing, squad_scoring
 from bert_tf.tasks.batching import batched_columns
 from bert_tf.tasks.losses import cross_entropy
@@ -71,16 +72,11 @@ class SquadSplit:
 
 
 @dataclasses.dataclass(frozen=True)
-class SquadOptions:
-    """The original's SQuAD flags (sizes, answers, version)."""
+class SquadOptions(SpanOptions):
+    """The original's SQuAD flags: the span options a SavedModel records too, the
+    sequence length, and the logging of answer alignments."""
 
     max_seq_length: int = 384
-    doc_stride: int = 128
-    max_query_length: int = 64
-    n_best_size: int = 20
-    max_answer_length: int = 30
-    version_2_with_negative: bool = False
-    null_score_diff_threshold: float = 0.0
     verbose_logging: bool = False
 
 
@@ -200,9 +196,7 @@ class SquadTask(Task):
         return {"vocab_file": self.model_files.vocab_file,
                 "max_seq_length": self.options.max_seq_length,
                 "do_lower_case": self.do_lower_case,
-                "span_options": {key: getattr(self.options, key) for key in (
-                    "doc_stride", "max_query_length", "n_best_size", "max_answer_length",
-                    "version_2_with_negative", "null_score_diff_threshold")}}
+                "span_options": self.options.span_values()}
 
     def export(self, model, output_dir):
         export_original(model, self.model_files.config, self.model_files.vocab_file, output_dir)
