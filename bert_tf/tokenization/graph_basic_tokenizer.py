@@ -118,15 +118,19 @@ class GraphBasicTokenizer:
         """The folded code points of each string, and where each one comes from.
 
         Returns:
-            (folded, sources): int32 ragged [N, None] of the same shape; the
-            folded code points (cleaned, and lower-cased when asked), and for
-            each one the index, in code points of its (UTF-8 decoded) string,
-            of the character it was folded from. Words are not split yet.
+            (folded, starts, ends): int32 ragged [N, None] of the same shape;
+            the folded code points (cleaned, and lower-cased when asked), and
+            for each one the stretch [start, end) of its (UTF-8 decoded)
+            string, in code points, that it stands for: the character it was
+            folded from and the characters after it that fold to nothing
+            (controls, and accents written as combining marks when
+            lower-casing), so a word ends after its last letter's accents.
+            Words are not split yet.
 
-        >>> folded, sources = GraphBasicTokenizer().fold_code_points(
-        ...     tf.constant(["A\u0130\u200bb"]))
-        >>> folded.to_list(), sources.to_list()
-        ([[97, 105, 98]], [[0, 1, 3]])
+        >>> folded, starts, ends = GraphBasicTokenizer().fold_code_points(
+        ...     tf.constant(["A\u0130\u200bbe\u0301"]))
+        >>> folded.to_list(), starts.to_list(), ends.to_list()
+        ([[97, 105, 98, 101]], [[0, 1, 3, 4]], [[1, 3, 4, 6]])
         """
         return self._fold_code_points(text, with_sources=True)
 
@@ -146,7 +150,10 @@ class GraphBasicTokenizer:
 
         def same_length():
             folded = decoded.with_flat_values(tf.bitwise.right_shift(entries, ut.FOLD_SHIFT))
-            return (folded, decoded.with_flat_values(positions)) if with_sources else folded
+            if not with_sources:
+                return folded
+            return (folded, decoded.with_flat_values(positions),
+                    decoded.with_flat_values(positions + 1))
 
         return tf.cond(tf.reduce_any(_has_flag(entries, ut.FLAG_MULTI)),
                        lambda: self._expand(entries, positions, decoded.row_splits),
@@ -156,7 +163,8 @@ class GraphBasicTokenizer:
         """The folds of `entries` when some are not exactly one character.
 
         With the `positions` of their characters (else None), also the
-        source of each folded code point.
+        stretch of the source each folded code point stands for (see
+        `fold_code_points`).
         """
         multi = _has_flag(entries, ut.FLAG_MULTI)
         targets = tf.bitwise.right_shift(entries, ut.FOLD_SHIFT)
@@ -172,8 +180,19 @@ class GraphBasicTokenizer:
                                                  validate=False)
         if positions is None:
             return folded
-        sources = tf.boolean_mask(tf.broadcast_to(positions[:, None], tf.shape(padded)), present)
-        return folded, tf.RaggedTensor.from_row_splits(sources, splits, validate=False)
+        # A character's stretch runs to the next kept character of its string.
+        index = tf.range(tf.size(entries, out_type=tf.int64))
+        kept = tf.where(tf.reduce_any(present, 1))[:, 0]
+        next_kept = tf.gather(tf.concat([kept, [tf.size(entries, out_type=tf.int64)]], 0),
+                              tf.searchsorted(kept, index, side="right"))
+        string_end = tf.gather(row_splits[1:], _row_ids(row_splits))
+        stretch_ends = positions + tf.cast(tf.minimum(next_kept, string_end) - index, tf.int32)
+
+        def per_folded(values):
+            flat = tf.boolean_mask(tf.broadcast_to(values[:, None], tf.shape(padded)), present)
+            return tf.RaggedTensor.from_row_splits(flat, splits, validate=False)
+
+        return folded, per_folded(positions), per_folded(stretch_ends)
 
     def _mark_final_sigmas(self, chars, rows, entries):
         """Gives the entry of U+03C2 to capital sigmas that `str.lower()` makes final.

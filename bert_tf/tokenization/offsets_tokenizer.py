@@ -7,8 +7,9 @@ same as `BertTokenizerLayer`'s (and `FullTokenizer`'s); the offsets are
 tracked through each step:
 
 1. fold (`GraphBasicTokenizer.fold_code_points`): each folded code point
-   keeps the index of the character it was folded from (a character may
-   fold to none, one or several);
+   keeps the stretch of the original it stands for: the character it was
+   folded from (a character may fold to none, one or several) and the
+   deleted characters after it;
 2. split the folded text on spaces and around punctuation and CJK (one
    regex split with byte offsets into the folded text);
 3. WordPiece each word (`FastWordpieceTokenizer.tokenize_with_offsets`; a
@@ -17,9 +18,11 @@ tracked through each step:
    characters they were folded from.
 
 Offsets count Unicode code points of the UTF-8 decoded string (Python `str`
-indices); `text[start:end]` is the piece's stretch of the original,
-deleted characters (controls, accents written as combining marks) at its
-edges excluded. Invalid UTF-8 bytes are dropped before counting.
+indices); `text[start:end]` is the piece's stretch of the original. The
+characters the tokenizer deletes (controls, and accents written as
+combining marks when lower-casing) belong to the piece before them, as
+an accent belongs to its letter: `"Jose\u0301"` is one piece spanning all
+five characters. Invalid UTF-8 bytes are dropped before counting.
 """
 
 import collections
@@ -56,8 +59,9 @@ class OffsetsTokenizer:
     >>> pieces = OffsetsTokenizer(vocab)(tf.constant([text]))
     >>> pieces.ids.to_list()
     [[3, 4, 5, 6, 7, 8, 0]]
-    >>> [text[s:e] for s, e in zip(pieces.starts[0].numpy(), pieces.ends[0].numpy())]
-    ['UN', 'want', 'éd', ',', 'Caf', 'e', '!']
+    >>> print(ascii([text[s:e] for s, e in zip(pieces.starts[0].numpy(),
+    ...                                           pieces.ends[0].numpy())]))
+    ['UN', 'want', '\\xe9d', ',', 'Caf', 'e\\u0301', '!']
     >>> pieces.words.to_list()
     [[0, 0, 0, 1, 2, 2, 3]]
     """
@@ -72,7 +76,7 @@ class OffsetsTokenizer:
 
     def __call__(self, text):
         """The `PieceOffsets` of `text` (tf.string [N])."""
-        folded, sources = self._basic.fold_code_points(text)
+        folded, sources, source_ends = self._basic.fold_code_points(text)
         words, word_starts, _ = tf_text.regex_split_with_offsets(
             tf.strings.unicode_encode(folded, "UTF-8"), *self._split)
         flat = words.flat_values
@@ -91,12 +95,11 @@ class OffsetsTokenizer:
         piece_rows = tf.gather(words.value_rowids(), piece_word)
         first = self._folded_char_at(folded, piece_rows, piece_starts)
         last = self._folded_char_at(folded, piece_rows, piece_ends - 1)
-        sources = sources.flat_values
         per_piece = words.with_values(ids).merge_dims(1, 2)
         word_in_text = piece_word - tf.gather(words.row_starts(), piece_rows)
         return PieceOffsets(per_piece,
-                            per_piece.with_values(tf.gather(sources, first)),
-                            per_piece.with_values(tf.gather(sources, last) + 1),
+                            per_piece.with_values(tf.gather(sources.flat_values, first)),
+                            per_piece.with_values(tf.gather(source_ends.flat_values, last)),
                             per_piece.with_values(word_in_text))
 
     @staticmethod

@@ -3,9 +3,10 @@
 A tiny token classifier over the real uncased vocabulary (random, perturbed
 weights) is written as a run_ner-style folder (`bert_model.ckpt` +
 `labels.txt`) and exported. Real CoNLL-2003 dev sentences (as text: words
-joined by spaces), hand-made ones with accents, CJK and odd whitespace, a
-sentence longer than a window, and empty texts are answered by a fresh
-client that imports only tensorflow and tensorflow_text (`load_exports.py`).
+joined by spaces), hand-made ones with accents (some as combining marks),
+CJK and odd whitespace, a sentence longer than a window, and empty texts
+are answered by a fresh client that imports only tensorflow and
+tensorflow_text (`load_exports.py`).
 
 The Python path splits each text into the basic tokenizer's words, finds
 them in the text, tags them with the same model through
@@ -32,6 +33,8 @@ HAND_MADE = [
     "Zürich-based Nestlé S.A. hired José Müller in São Paulo, not in 東京 or Ōsaka.",
     "  Angela   Merkel\tmet\n\nEmmanuel Macron in Paris .  ",
     "Ünïcödé café naïve — ΣΊΣΥΦΟΣ 🙂 Dvořák!",
+    # Accents written as combining marks, which an uncased model deletes.
+    "Jose\u0301 Mu\u0308ller of Bogota\u0301 met Rene\u0301 at Orle\u0301ans Cafe\u0301",
     "a",
 ]
 
