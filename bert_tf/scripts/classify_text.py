@@ -53,7 +53,7 @@ def load_classifier(model_dir=None, export_dir=None, max_seq_length=128, do_lowe
         if export_dir is None or not os.path.exists(os.path.join(export_dir, "saved_model.pb")):
             raise FileNotFoundError(f"--export_dir={export_dir}: no saved_model.pb there; "
                                     "give --model_dir to export one")
-        served = tf.saved_model.load(export_dir)
+        served = _load(export_dir)
         kind = _made_with(served).get("kind", b"").decode() or "unknown (no bert_tf metadata)"
         if kind != "classifier":
             raise ValueError(f"--export_dir={export_dir}: the SavedModel there is of kind "
@@ -64,16 +64,27 @@ def load_classifier(model_dir=None, export_dir=None, max_seq_length=128, do_lowe
     export_dir = export_dir or os.path.join(checkpoint_folder(model_dir), CACHE_NAME)
     wanted = {"kind": b"classifier", "max_seq_length": max_seq_length,
               "do_lower_case": do_lower_case}
-    if not _newer_than_sources(export_dir, checkpoint_folder(model_dir)):
-        serving.export("classifier", model_dir, export_dir, max_seq_length=max_seq_length,
-                       do_lower_case=do_lower_case)
-    served = tf.saved_model.load(export_dir)
-    made_with = _made_with(served)
-    if any(made_with[key] != value for key, value in wanted.items()):
-        serving.export("classifier", model_dir, export_dir, max_seq_length=max_seq_length,
-                       do_lower_case=do_lower_case)
-        served = tf.saved_model.load(export_dir)
-    return served
+    if _newer_than_sources(export_dir, checkpoint_folder(model_dir)):
+        try:
+            served = _load(export_dir)
+        except OSError:  # damaged: made again below
+            served = None
+        if served is not None and all(_made_with(served).get(key) == value
+                                      for key, value in wanted.items()):
+            return served
+    serving.export("classifier", model_dir, export_dir, max_seq_length=max_seq_length,
+                   do_lower_case=do_lower_case)
+    return _load(export_dir)
+
+
+def _load(export_dir):
+    """The SavedModel in `export_dir`; one line naming it where it does not load."""
+    try:
+        return tf.saved_model.load(export_dir)
+    except (ValueError, OSError, tf.errors.OpError) as error:
+        reason = (getattr(error, "message", None) or str(error)).splitlines()[0]
+        raise OSError(f"--export_dir={export_dir}: not a SavedModel that loads ({reason}); "
+                      "export it again") from None
 
 
 def _made_with(served):
@@ -115,7 +126,8 @@ def run():
     if not (FLAGS.model_dir or FLAGS.export_dir):
         raise UsageError("give --model_dir or --export_dir")
     if FLAGS.model_dir:
-        chosen = settings(FLAGS, FLAGS.model_dir, ("max_seq_length", "do_lower_case"))
+        chosen = settings(FLAGS, FLAGS.model_dir, ("max_seq_length", "do_lower_case"),
+                          kind="classifier")
         served = load_classifier(FLAGS.model_dir, FLAGS.export_dir, chosen["max_seq_length"],
                                  chosen["do_lower_case"])
     else:

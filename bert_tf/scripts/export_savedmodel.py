@@ -68,7 +68,7 @@ def run():
     if FLAGS.kind != "span_qa":
         cli.refuse_unused_flags(SPAN_FLAGS, "with --kind=span_qa")
     names = TRAINED_FLAGS + (TRAINED_SPAN_FLAGS if FLAGS.kind == "span_qa" else ())
-    chosen = settings(FLAGS, FLAGS.model_dir, names, FLAGS.vocab_file)
+    chosen = settings(FLAGS, FLAGS.model_dir, names, FLAGS.vocab_file, kind=FLAGS.kind)
     span_options = {name: chosen.get(name, FLAGS[name].value) for name in SPAN_FLAGS}
     serving.export(FLAGS.kind, FLAGS.model_dir, FLAGS.export_dir,
                    vocab_file=FLAGS.vocab_file, max_seq_length=chosen["max_seq_length"],

@@ -12,6 +12,8 @@ where there is no record (an original release or HuggingFace folder),
 from the vocabulary: one with capitals belongs to a cased model. A flag
 given against the record is logged; given against the recorded casing, it
 is refused, since no model reads text well in the casing it never saw.
+So is serving a model as another kind than its run trained it for
+(`run.json`'s `serving_kind`; any model serves as an encoder).
 """
 
 import os
@@ -28,7 +30,7 @@ from bert_tf.tokenization.vocab import vocab_is_lower_cased
 _TYPES = {"bool": bool, "int": int, "float": (int, float)}
 
 
-def settings(flag_values, model_dir, names, vocab_file=None):
+def settings(flag_values, model_dir, names, vocab_file=None, kind=None):
     """`{name: value}` for the flags `names`, unset ones as `model_dir`'s model was trained.
 
     Args:
@@ -38,13 +40,18 @@ def settings(flag_values, model_dir, names, vocab_file=None):
         names: the flags to settle, e.g. ("do_lower_case", "max_seq_length").
         vocab_file: the vocabulary, if not `vocab.txt` of the folder (for
             the casing where no run is recorded).
+        kind: the SavedModel kind the model is to be served as.
 
     Raises:
-        UsageError: `--do_lower_case` given against the recorded run, or an
+        UsageError: a `kind` other than the recorded run's (or "encoder"),
+            `--do_lower_case` given against the recorded run, or an
             unreadable record.
     """
     folder = checkpoint_folder(model_dir)
-    trained = (recorded_run(folder) or {}).get("task", {})
+    record = recorded_run(folder) or {}
+    if kind is not None:
+        _check_kind(folder, record, kind)
+    trained = record.get("task", {})
     chosen = {}
     for name in names:
         flag = flag_values[name]
@@ -79,3 +86,21 @@ def settings(flag_values, model_dir, names, vocab_file=None):
         else:  # the export names the missing vocabulary
             chosen["do_lower_case"] = True
     return chosen
+
+
+def _check_kind(folder, record, kind):
+    """Refuses to serve a model as another kind than its run recorded (any model has an encoder).
+
+    A NER tagger and a classifier have heads of the same names and shapes,
+    so without this a NER folder served as a classifier would classify with
+    its tagging head, and say nothing. Records written before runs recorded
+    their kind are not checked.
+    """
+    if "serving_kind" not in record or kind in ("encoder", record["serving_kind"]):
+        return
+    trained_as, task = record["serving_kind"], record.get("task", {}).get("task")
+    served_as = (f"serves as a {trained_as} SavedModel (export_savedmodel.py "
+                 f"--kind={trained_as}) or an encoder" if trained_as
+                 else "has no SavedModel but its encoder's (--kind=encoder)")
+    raise UsageError(f"{os.path.join(folder, RECORD_FILE)}: the model in {folder} was "
+                     f"trained for task {task} and {served_as}, not as a {kind}")

@@ -39,18 +39,26 @@ _EVALUATION_SETTINGS = ("max_seq_length", "doc_stride", "max_query_length",
 def run_record(task, options, train_steps, train_split=None):
     """The JSON-able description of a training run.
 
+    The serving kind (`Task.serving_kind`) tells the export tools what the
+    model may be served as: a NER tagger's head and a classifier's have the
+    same names and shapes, so the checkpoint cannot tell them apart.
+
     >>> from bert_tf.tasks.run_options import RunOptions
     >>> class Toy:
     ...     name = "toy"
+    ...     serving_kind = "classifier"
     ...     def record(self):
     ...         return {"task": "toy", "max_seq_length": 8}
     >>> record = run_record(Toy(), RunOptions(output_dir="/tmp/x", learning_rate=1e-4), 10)
     >>> record["task"], record["options"]["learning_rate"], record["train_steps"]
     ({'task': 'toy', 'max_seq_length': 8}, 0.0001, 10)
+    >>> record["serving_kind"]
+    'classifier'
     """
     recorded = {name: getattr(options, name) for name in _TRAINING_OPTIONS}
     recorded["init_checkpoint"] = _start_weights(options.init_checkpoint)
-    record = {"task": task.record(), "options": recorded, "train_steps": train_steps}
+    record = {"task": task.record(), "serving_kind": task.serving_kind, "options": recorded,
+              "train_steps": train_steps}
     model_files = getattr(task, "model_files", None)
     if model_files is not None:
         record["model"] = _model_record(model_files)
@@ -138,7 +146,9 @@ def _same_keys(recorded, new):
 
     A record written before runs recorded their model has no "model"; a run
     that reads no text (pretraining on records) may or may not name a
-    vocabulary, whose hash then says nothing about what it computes.
+    vocabulary, whose hash then says nothing about what it computes. The
+    serving kind follows from the task (compared apart), and older records
+    lack it.
 
     >>> config = {"hidden_act": "gelu"}
     >>> _same_keys({"task": {}}, {"task": {}, "model": {"bert_config": config}})
@@ -148,6 +158,8 @@ def _same_keys(recorded, new):
     {'model': {'bert_config': {'hidden_act': 'gelu'}, 'vocab_sha256': None}}
     """
     recorded, new = dict(recorded), dict(new)
+    recorded.pop("serving_kind", None)
+    new.pop("serving_kind", None)
     if "training_data_sha256" not in recorded or "training_data_sha256" not in new:
         recorded.pop("training_data_sha256", None)
         new.pop("training_data_sha256", None)

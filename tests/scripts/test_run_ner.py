@@ -28,6 +28,21 @@ def test_train_and_eval_with_the_vocabulary_casing(tmp_path):
     gold, predicted = read_predictions(tmp_path / "out" / "dev_predictions.txt")
     assert len(gold) == len(predicted) == 16
 
+    # Its head has a classifier's names and shapes: run.json says what it serves as.
+    assert record["serving_kind"] == "ner"
+    for script, *args in (("classify_text.py", "--text=John lives in Paris"),
+                          ("export_savedmodel.py", "--kind=classifier",
+                           f"--export_dir={tmp_path / 'served'}")):
+        refused = run_script(script, f"--model_dir={tmp_path / 'out'}", *args)
+        assert refused.returncode == 2 and "Traceback" not in refused.stderr
+        assert (f"run.json: the model in {tmp_path / 'out'} was trained for task ner and "
+                "serves as a ner SavedModel (export_savedmodel.py --kind=ner) or an encoder, "
+                "not as a classifier") in refused.stderr.splitlines()[-1]
+    assert not (tmp_path / "out" / "saved_model").exists() and not (tmp_path / "served").exists()
+    encoder = run_script("export_savedmodel.py", "--kind=encoder",
+                         f"--model_dir={tmp_path / 'out'}", f"--export_dir={tmp_path / 'served'}")
+    assert encoder.returncode == 0, encoder.stderr[-3000:]
+
 
 def test_errors_name_the_flag_or_file(tmp_path):
     data = conll_subset(tmp_path, 4)
