@@ -2,6 +2,7 @@
 
 import pytest
 
+from bert_tf.data.pretraining_options import PretrainingDataOptions
 from bert_tf.errors import UsageError
 from bert_tf.tasks import runner
 from bert_tf.tasks.pretraining import PretrainingTask
@@ -50,3 +51,20 @@ def test_inputs_matched_in_the_output_dir_are_never_written_over(tmp_path):
                                          max_eval_steps=1))
     assert (out / "eval_results.txt").read_bytes() == records
     assert sorted(path.name for path in out.iterdir()) == ["eval_results.txt"]
+
+
+def test_inputs_without_a_record_or_a_document_are_named(tmp_path):
+    """Training repeats its input: with nothing in it, it would wait forever."""
+    empty = tmp_path / "empty.tfrecord"
+    empty.write_bytes(b"")
+    with pytest.raises(ValueError, match=r"--input_file: .*empty.tfrecord: no records"):
+        _task(str(empty)).read_split("train")
+    golden = shared_path("golden", "sample_text_seed12345_dupe10.tfrecord")
+    assert len(_task(f"{empty},{golden}").read_split("train")) == 2
+    blank = tmp_path / "blank.txt"
+    blank.write_text("\n  \n\n")
+    dynamic = PretrainingDataOptions(max_seq_length=128)
+    with pytest.raises(ValueError, match=r"--input_file: .*blank.txt: no text, only blank"):
+        _task(str(blank), dynamic_masking=dynamic).read_split("train")
+    corpus = shared_path("corpus", "sample_text.txt")
+    assert len(_task(f"{blank},{corpus}", dynamic_masking=dynamic).read_split("train")) == 2
