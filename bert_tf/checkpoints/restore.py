@@ -5,12 +5,15 @@
 HuggingFace safetensors file or folder; `restore` tells them apart.
 """
 
+import hashlib
 import os
 
 import tensorflow as tf
 
-from bert_tf.checkpoints.huggingface import SAFETENSORS_NAME, load_hf_safetensors
-from bert_tf.checkpoints.tf1 import CheckpointError, load_tf1_checkpoint
+from bert_tf.checkpoints.huggingface import (SAFETENSORS_NAME, load_hf_safetensors,
+                                             resolve_safetensors)
+from bert_tf.checkpoints.tf1 import (CheckpointError, load_tf1_checkpoint,
+                                     resolve_checkpoint_prefix)
 from bert_tf.config import BertConfig
 
 
@@ -40,6 +43,28 @@ def restore(model, path):
     if is_huggingface(path):
         return load_hf_safetensors(model, path)
     return load_tf1_checkpoint(model, path)
+
+
+def weights_identity(path):
+    """A string that changes whenever the weights at `path` do, cheap to compute.
+
+    For a TF1 checkpoint, a digest of its `.index` file, which holds a
+    CRC32C of every tensor; for safetensors (no checksums inside), the
+    file's size and modification time. For caches of what a model computed.
+
+    >>> import tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.safetensors")
+    >>> _ = open(path, "wb").write(b"weights")
+    >>> weights_identity(path).startswith("model.safetensors: 7 bytes, modified ")
+    True
+    """
+    if is_huggingface(path):
+        weights = resolve_safetensors(path)
+        stat = os.stat(weights)
+        return (f"{os.path.basename(weights)}: {stat.st_size} bytes, modified "
+                f"{stat.st_mtime_ns} ns")
+    with open(resolve_checkpoint_prefix(path) + ".index", "rb") as index:
+        return "index sha256 " + hashlib.sha256(index.read()).hexdigest()
 
 
 def config_beside(path):

@@ -29,6 +29,7 @@ from absl import logging
 from keras import ops
 
 from bert_tf.atomic_files import remove_left_behind, temporary_name, write_text
+from bert_tf.checkpoints import weights_identity
 from bert_tf.errors import UsageError
 from bert_tf.modeling.bilstm_tagger import BiLstmTagger
 from bert_tf.serving.model_inference import ModelInference
@@ -118,13 +119,31 @@ def build_feature_tagger(width, num_labels, lstm_units, initializer_range=0.02):
 
 
 def fingerprint(init_checkpoint, feature_layers, columns):
-    """What a cache was computed from: checkpoint, layers and a digest of the token ids."""
+    """What a cache was computed from: the checkpoint (its path and its weights' identity,
+    so new weights written at the same path are seen), layers and a digest of the token ids."""
     digest = hashlib.sha256()
     for name in ENCODER_INPUTS:
         digest.update(np.ascontiguousarray(columns[name]).tobytes())
     return {"init_checkpoint": os.path.abspath(init_checkpoint) if init_checkpoint else None,
+            "weights": weights_identity(init_checkpoint) if init_checkpoint else None,
             "feature_layers": feature_layers, "shape": list(columns["input_ids"].shape),
             "inputs_sha256": digest.hexdigest()}
+
+
+def _cached(path, key):
+    """The features cached at `path` for `key`, or None: absent, stale, or unreadable."""
+    if not (os.path.exists(path) and os.path.exists(path + ".json")):
+        return None
+    try:
+        with open(path + ".json") as f:
+            if json.load(f) != key:
+                logging.info("%s: cached features were computed from other inputs; "
+                             "recomputing", path)
+                return None
+        return np.load(path, mmap_mode="r")
+    except (OSError, ValueError, EOFError) as error:  # a damaged cache
+        logging.warning("%s: cached features do not read (%s); recomputing", path, error)
+        return None
 
 
 def cached_features(path, make_function, columns, batch_size, key):
@@ -141,13 +160,11 @@ def cached_features(path, make_function, columns, batch_size, key):
     Returns:
         A read-only memory map `[total real tokens, width]`, windows in order.
     """
+    cached = _cached(path, key)
+    if cached is not None:
+        logging.info("%s: reusing cached features", path)
+        return cached
     key_path = path + ".json"
-    if os.path.exists(path) and os.path.exists(key_path):
-        with open(key_path) as f:
-            if json.load(f) == key:
-                logging.info("%s: reusing cached features", path)
-                return np.load(path, mmap_mode="r")
-        logging.info("%s: cached features were computed from other inputs; recomputing", path)
     if os.path.exists(key_path):
         os.remove(key_path)
     remove_left_behind(path)  # a killed computation's features: gigabytes for CoNLL's train

@@ -1,10 +1,13 @@
 """Frozen-encoder features: the six layer choices vs HF hidden states, the cache, the dataset."""
 
+import os
+
 import keras
 import numpy as np
 import pytest
 import torch
 
+from bert_tf.checkpoints import save_tf1_checkpoint
 from bert_tf.config import BertConfig
 from bert_tf.modeling import BertEncoder
 from bert_tf.tasks import conll_data, tagging_features, token_features
@@ -65,9 +68,11 @@ def _tiny_encoder(seed):
 def test_cache_is_reused_only_for_the_same_inputs(uncased_vocab_file, tmp_path):
     columns = _columns(uncased_vocab_file, sentences=12)
     path = str(tmp_path / "dev.npy")
-    first = token_features.feature_extractor(_tiny_encoder(1), "last")
-    second = token_features.feature_extractor(_tiny_encoder(2), "last")
-    key = token_features.fingerprint("ckpt-1", "last", columns)
+    encoders = (_tiny_encoder(1), _tiny_encoder(2))
+    first, second = (token_features.feature_extractor(e, "last") for e in encoders)
+    checkpoint = str(tmp_path / "model" / "bert_model.ckpt")
+    save_tf1_checkpoint(encoders[0], checkpoint)
+    key = token_features.fingerprint(checkpoint, "last", columns)
     (tmp_path / "dev.npy.tmp-999999999.npy").write_bytes(b"a killed run's half")
     function = token_features.feature_function(first)
     computed = np.array(token_features.cached_features(path, lambda: function, columns, 5, key))
@@ -79,17 +84,26 @@ def test_cache_is_reused_only_for_the_same_inputs(uncased_vocab_file, tmp_path):
     reused = token_features.cached_features(
         path, lambda: pytest.fail("recomputed a cached split"), columns, 5, key)
     np.testing.assert_array_equal(reused, computed)
-    # Another checkpoint: recomputed with the second encoder.
-    other_key = token_features.fingerprint("ckpt-2", "last", columns)
-    recomputed = token_features.cached_features(
-        path, lambda: token_features.feature_function(second), columns, 5, other_key)
+    # Other weights at the same path: recomputed with the second encoder.
+    save_tf1_checkpoint(encoders[1], checkpoint)
+    other_key = token_features.fingerprint(checkpoint, "last", columns)
+    recomputed = np.array(token_features.cached_features(
+        path, lambda: token_features.feature_function(second), columns, 5, other_key))
     assert not np.allclose(recomputed, computed)
     mask = columns["input_mask"].astype(bool)
     np.testing.assert_allclose(recomputed, np.asarray(second(
         {k: columns[k] for k in token_features.ENCODER_INPUTS}))[mask], atol=1e-5)
     # The killed run's half was removed before computing.
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["dev.npy", "dev.npy.json", "test.npy",
-                                                          "test.npy.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dev.npy", "dev.npy.json", "model",
+                                                          "test.npy", "test.npy.json"]
+    # A damaged cache (a cut file, a garbled key) is computed again, not an error.
+    for damaged, content in ((path, b"\x93NUMPY"), (path + ".json", b"garbage")):
+        os.remove(damaged)  # a new file: the maps read above keep the old one
+        with open(damaged, "wb") as f:
+            f.write(content)
+        again = token_features.cached_features(
+            path, lambda: token_features.feature_function(second), columns, 5, other_key)
+        np.testing.assert_array_equal(again, recomputed)
     with pytest.raises(ValueError, match="--feature_layers='middle'"):
         token_features.feature_extractor(_tiny_encoder(1), "middle")
 
