@@ -119,29 +119,41 @@ def _is_training_state(name):
     return name in _TRAINING_NAMES or name.endswith(_TRAINING_SUFFIXES)
 
 
+_SHOWN_PROBLEMS = 3
+
+
 def check_compatible(refs, shapes, source):
-    """Raises one `CheckpointError` listing every shape mismatch and missing encoder name.
+    """Raises one `CheckpointError`, one line, on shape mismatches and missing encoder names.
+
+    The line counts them, names the first few, and says which config
+    sizes differ where the word embeddings show it (a wrong
+    bert_config.json is the usual cause); the log lists them all.
 
     Args:
         refs: our `{original name: WeightRef}`.
         shapes: the file's `{original name: shape}`.
         source: the file, named in the message.
     """
-    problems = []
-    for name, ref in sorted(refs.items()):
-        if name in shapes and tuple(shapes[name]) != ref.original_shape:
-            problems.append(f"  {name}: checkpoint {tuple(shapes[name])}, "
-                            f"model {ref.original_shape}")
-    missing = sorted(encoder_names(refs) - set(shapes))
-    problems += [f"  {name}: missing from the checkpoint" for name in missing]
-    if problems:
-        hint = ""
-        word = "bert/embeddings/word_embeddings"
-        if word in shapes and word in refs and shapes[word][0] != refs[word].original_shape[0]:
-            hint = (f" (vocab_size: checkpoint {shapes[word][0]}, "
-                    f"model {refs[word].original_shape[0]}; is this the right bert_config.json?)")
-        raise CheckpointError(f"{source}: checkpoint does not fit the model{hint}:\n"
-                              + "\n".join(problems))
+    problems = [f"{name}: checkpoint {tuple(shapes[name])}, model {ref.original_shape}"
+                for name, ref in sorted(refs.items())
+                if name in shapes and tuple(shapes[name]) != ref.original_shape]
+    problems += [f"{name}: missing from the checkpoint"
+                 for name in sorted(encoder_names(refs) - set(shapes))]
+    if not problems:
+        return
+    for problem in problems:
+        logging.info("%s: %s", source, problem)
+    word = "bert/embeddings/word_embeddings"
+    sizes = [f"{size}: checkpoint {had}, model {wanted}"
+             for size, had, wanted in zip(("vocab_size", "hidden_size"), shapes.get(word, ()),
+                                          refs[word].original_shape if word in refs else ())
+             if had != wanted]
+    hint = f" ({', '.join(sizes)}; is this the right bert_config.json?)" if sizes else ""
+    more = (f"; and {len(problems) - _SHOWN_PROBLEMS} more"
+            if len(problems) > _SHOWN_PROBLEMS else "")
+    raise CheckpointError(f"{source}: checkpoint does not fit the model{hint}: "
+                          f"{len(problems)} weights differ: "
+                          f"{'; '.join(problems[:_SHOWN_PROBLEMS])}{more}")
 
 
 def assign_weights(refs, read_tensor, names):

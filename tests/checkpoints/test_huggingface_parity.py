@@ -74,11 +74,14 @@ def test_refuses_pickled_weights(tmp_path, tiny_config):
         restore(BertEncoder(tiny_config), str(tmp_path))
 
 
-def test_shape_mismatch_lists_names(minilm_dir, tiny_config):
+def test_shape_mismatch_lists_names(minilm_dir, tiny_config, caplog):
     from bert_tf.checkpoints import CheckpointError, restore
     from bert_tf.modeling import BertEncoder
-    with pytest.raises(CheckpointError) as error:
+    with caplog.at_level("INFO"), pytest.raises(CheckpointError) as error:
         restore(BertEncoder(tiny_config), str(minilm_dir))
     message = str(error.value)
-    assert "model.safetensors: checkpoint does not fit the model (vocab_size: checkpoint 30522" in message
-    assert "bert/encoder/layer_0/attention/self/query/kernel: checkpoint (384, 384), model (32, 32)" in message
+    assert ("model.safetensors: checkpoint does not fit the model (vocab_size: checkpoint "
+            "30522, model 99, hidden_size: checkpoint 384, model 32; is this the right "
+            "bert_config.json?): 39 weights differ") in message
+    assert ("bert/encoder/layer_0/attention/self/query/kernel: checkpoint (384, 384), "
+            "model (32, 32)") in caplog.text

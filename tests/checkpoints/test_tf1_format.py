@@ -139,17 +139,22 @@ def test_optimizer_slots_are_not_reported_unused(tiny_config, tmp_path):
     assert report.unused == ["something/else"]
 
 
-def test_checkpoint_of_another_size_names_file_and_variables(tiny_config, tmp_path):
+def test_checkpoint_of_another_size_names_file_and_variables(tiny_config, tmp_path, caplog):
     prefix = save_tf1_checkpoint(BertEncoder(tiny_config), str(tmp_path / "bert_model.ckpt"))
     bigger = BertEncoder(BertConfig(**{**tiny_config.to_dict(), "vocab_size": 120,
                                        "num_hidden_layers": 3}))
-    with pytest.raises(CheckpointError) as error:
+    with caplog.at_level("INFO"), pytest.raises(CheckpointError) as error:
         load_tf1_checkpoint(bigger, prefix)
     message = str(error.value)
+    # One line: the file, the config sizes that differ, a count and the first few.
+    assert "\n" not in message
     assert message.startswith(f"{prefix}: checkpoint does not fit the model (vocab_size: "
-                              "checkpoint 99, model 120")
+                              "checkpoint 99, model 120; is this the right bert_config.json?): "
+                              "17 weights differ: ")
     assert "bert/embeddings/word_embeddings: checkpoint (99, 32), model (120, 32)" in message
-    assert "bert/encoder/layer_2/output/dense/kernel: missing from the checkpoint" in message
+    assert message.endswith("; and 14 more")
+    # The log has them all.
+    assert "bert/encoder/layer_2/output/dense/kernel: missing from the checkpoint" in caplog.text
 
 
 def test_missing_checkpoint_names_path(tiny_config, tmp_path):
