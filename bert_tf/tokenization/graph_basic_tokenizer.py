@@ -122,15 +122,15 @@ class GraphBasicTokenizer:
             the folded code points (cleaned, and lower-cased when asked), and
             for each one the stretch [start, end) of its (UTF-8 decoded)
             string, in code points, that it stands for: the character it was
-            folded from and the characters after it that fold to nothing
-            (controls, and accents written as combining marks when
-            lower-casing), so a word ends after its last letter's accents.
-            Words are not split yet.
+            folded from and the accents after it that lower-casing strips
+            (combining marks, `FLAG_ACCENT`), so a word ends after its last
+            letter's accents. Deleted controls belong to no stretch. Words
+            are not split yet.
 
         >>> folded, starts, ends = GraphBasicTokenizer().fold_code_points(
         ...     tf.constant(["A\u0130\u200bbe\u0301"]))
         >>> folded.to_list(), starts.to_list(), ends.to_list()
-        ([[97, 105, 98, 101]], [[0, 1, 3, 4]], [[1, 3, 4, 6]])
+        ([[97, 105, 98, 101]], [[0, 1, 3, 4]], [[1, 2, 4, 6]])
         """
         return self._fold_code_points(text, with_sources=True)
 
@@ -180,13 +180,13 @@ class GraphBasicTokenizer:
                                                  validate=False)
         if positions is None:
             return folded
-        # A character's stretch runs to the next kept character of its string.
+        # A character's stretch runs to the next character that is not a stripped accent.
         index = tf.range(tf.size(entries, out_type=tf.int64))
-        kept = tf.where(tf.reduce_any(present, 1))[:, 0]
-        next_kept = tf.gather(tf.concat([kept, [tf.size(entries, out_type=tf.int64)]], 0),
-                              tf.searchsorted(kept, index, side="right"))
+        stops = tf.where(tf.logical_not(_has_flag(entries, ut.FLAG_ACCENT)))[:, 0]
+        next_stop = tf.gather(tf.concat([stops, [tf.size(entries, out_type=tf.int64)]], 0),
+                              tf.searchsorted(stops, index, side="right"))
         string_end = tf.gather(row_splits[1:], _row_ids(row_splits))
-        stretch_ends = positions + tf.cast(tf.minimum(next_kept, string_end) - index, tf.int32)
+        stretch_ends = positions + tf.cast(tf.minimum(next_stop, string_end) - index, tf.int32)
 
         def per_folded(values):
             flat = tf.boolean_mask(tf.broadcast_to(values[:, None], tf.shape(padded)), present)

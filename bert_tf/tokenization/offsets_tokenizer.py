@@ -9,7 +9,7 @@ tracked through each step:
 1. fold (`GraphBasicTokenizer.fold_code_points`): each folded code point
    keeps the stretch of the original it stands for: the character it was
    folded from (a character may fold to none, one or several) and the
-   deleted characters after it;
+   accents lower-casing strips after it;
 2. split the folded text on spaces and around punctuation and CJK (one
    regex split with byte offsets into the folded text);
 3. WordPiece each word (`FastWordpieceTokenizer.tokenize_with_offsets`; a
@@ -18,11 +18,12 @@ tracked through each step:
    characters they were folded from.
 
 Offsets count Unicode code points of the UTF-8 decoded string (Python `str`
-indices); `text[start:end]` is the piece's stretch of the original. The
-characters the tokenizer deletes (controls, and accents written as
-combining marks when lower-casing) belong to the piece before them, as
-an accent belongs to its letter: `"Jose\u0301"` is one piece spanning all
-five characters. Invalid UTF-8 bytes are dropped before counting.
+indices); `text[start:end]` is the piece's stretch of the original. An
+accent written as a combining mark, which lower-casing strips, belongs to
+the piece before it, as to its letter: `"Jose\u0301"` is one piece
+spanning all five characters. Deleted controls (a zero-width space, say)
+at a piece's edges are left out. Invalid UTF-8 bytes are dropped before
+counting.
 """
 
 import collections

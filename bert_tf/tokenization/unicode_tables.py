@@ -47,6 +47,7 @@ NUM_CODE_POINTS = 0x110000
 FLAG_MULTI = 1            # folds to 0 or 2+ characters: see `expansions`
 FLAG_CASED = 2            # cased, not case-ignorable (final-sigma context)
 FLAG_CASE_IGNORABLE = 4   # skipped when looking for a final sigma's context
+FLAG_ACCENT = 8           # an accent the fold strips: it belongs to the character before
 FOLD_SHIFT = 8            # entries >> FOLD_SHIFT = folded char or expansion row
 
 CAPITAL_SIGMA = 0x3A3
@@ -198,6 +199,7 @@ def _build_char_table(do_lower_case):
         chars = [chr(cp) for cp in cps]
         entries[cps] |= _case_flags(chars)
         folds.update((cp, f) for cp, c, f in zip(cps, chars, _folds(chars)) if f != c)
+        entries[[cp for cp in cps if folds.get(cp) == ""]] |= FLAG_ACCENT
         # The original deletes these before lower-casing: no sigma context.
         entries[drop] |= FLAG_CASE_IGNORABLE
     folds.update((cp, " ") for cp in np.flatnonzero(space))
