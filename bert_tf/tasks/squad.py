@@ -122,8 +122,10 @@ class SquadTask(Task):
         Raises:
             UsageError: the split's file is not given.
             ValueError: naming the flag and file, for a file without a question
-                to use or whose contexts give no window (checked here, before
-                any model is built, not left to the input pipeline).
+                to use or whose contexts give no window, and for "dev" (scored
+                by --do_eval) a question without answers to score against
+                (`squad_scoring.check_gold`); checked here, before any model
+                is built, not left to the input pipeline or the scoring.
         """
         is_training = split == "train"
         path = self.train_file if is_training else self.predict_file
@@ -133,10 +135,10 @@ class SquadTask(Task):
         if (path, is_training) not in self._read:
             self._read[path, is_training] = self._read_file(path, is_training)
         squad_split = self._read[path, is_training]
-        if split == "dev" and not any(e.gold_answers for e in squad_split.examples) \
-                and not self.options.version_2_with_negative:
-            raise ValueError(f"{path}: no question has an answer; --do_eval scores against "
-                             "the answers of --predict_file")
+        if split == "dev":
+            squad_scoring.check_gold(f"--predict_file={path} (scored by --do_eval)",
+                                     [(e.qas_id, e.gold_answers) for e in squad_split.examples],
+                                     self.options.version_2_with_negative)
         return squad_split
 
     def _read_file(self, path, is_training):

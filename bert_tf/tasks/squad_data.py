@@ -7,11 +7,18 @@ exactly as the original release does it (space, tab, CR, LF and U+202F are
 whitespace; nothing else), keeping for every character the index of its word,
 so that a character-level answer becomes a word span.
 
-Training questions need exactly one answer (SQuAD 2.0: or `is_impossible`);
-an answer whose text cannot be recovered from its words (an annotation that
-starts or ends inside a word in a way the words cannot show) is skipped with a
-warning, as the original does, and every skip is counted in the log. Anything
-malformed raises `SquadFormatError` naming the file and the question id.
+Every reader (training, prediction, scoring) checks the layout the same way
+(`squad_paragraphs`): a question is an object with a unique string id (the
+key of the prediction files, which JSON makes a string: an integer id would
+never meet its prediction) and a non-empty question text; its "answers", when
+present, are objects with a string "text" and an integer "answer_start".
+Prediction needs no answers, as in the original; training questions need
+exactly one (SQuAD 2.0: or `is_impossible`), and scoring needs them
+(`squad_scoring.check_gold`). An answer whose text cannot be recovered from
+its words (an annotation that starts or ends inside a word in a way the words
+cannot show) is skipped with a warning, as the original does, and every skip
+is counted in the log. Anything malformed raises `SquadFormatError` naming the
+file and the question id, or the position where there is no id.
 """
 
 import dataclasses
@@ -40,8 +47,9 @@ class SquadExample:
         start_position: training: first word of the answer (-1 if impossible).
         end_position: training: last word of the answer (-1 if impossible).
         is_impossible: SQuAD 2.0 training question without an answer.
-        gold_answers: every annotated answer text (for scoring); empty when the
-            file has none.
+        gold_answers: every annotated answer text (for scoring): empty for an
+            unanswerable question, None when the question has no "answers"
+            (a file for prediction only).
     """
 
     qas_id: str
@@ -103,77 +111,119 @@ def read_squad_examples(path, is_training, version_2_with_negative=False):
         version_2_with_negative: training questions may be `is_impossible`.
 
     Raises:
-        SquadFormatError: malformed JSON or layout, duplicate ids, empty
-            questions, training questions without exactly one answer, or an
+        SquadFormatError: malformed JSON or layout (`squad_paragraphs`),
+            training questions without exactly one answer, or an
             `answer_start` that does not point at the answer text.
     """
     examples = []
-    seen_ids = set()
     skipped = 0
-    for context, (words, char_to_word), qa in _questions(path):
-        qas_id = qa["id"]
-        where = f"{path}: question {qas_id}"
-        if qas_id in seen_ids:
-            raise SquadFormatError(f"{where}: duplicate question id")
-        seen_ids.add(qas_id)
-        if not isinstance(qa["question"], str) or not qa["question"].strip():
-            raise SquadFormatError(f"{where}: empty question")
-        gold_answers = tuple(answer["text"] for answer in qa["answers"])
-        if not is_training:
-            examples.append(SquadExample(qas_id, qa["question"], words,
-                                         gold_answers=gold_answers))
-            continue
-        example = _training_example(where, qa, context, words, char_to_word, gold_answers,
-                                    version_2_with_negative)
-        if example is None:
-            skipped += 1
-        else:
-            examples.append(example)
+    for context, questions in squad_paragraphs(path, load_squad_json(path)):
+        words, char_to_word = split_words(context)
+        for qa in questions:
+            if not is_training:
+                examples.append(SquadExample(qa["id"], qa["question"], words,
+                                             gold_answers=gold_answers(qa)))
+                continue
+            example = _training_example(f"{path}: question {qa['id']}", qa, context, words,
+                                        char_to_word, version_2_with_negative)
+            if example is None:
+                skipped += 1
+            else:
+                examples.append(example)
     logging.info("%s: %d questions read, %d skipped (answer not recoverable from the "
                  "context's words)", path, len(examples), skipped)
     return examples
 
 
-def _questions(path):
-    """Yields (context, (words, char_to_word), qa) for every question of the file."""
-    content = load_squad_json(path)
+def gold_answers(qa):
+    """The answer texts of a checked question (a tuple), or None without "answers"."""
+    return tuple(answer["text"] for answer in qa["answers"]) if "answers" in qa else None
+
+
+def squad_paragraphs(path, content):
+    """Yields (context, questions) for every paragraph of a parsed SQuAD file.
+
+    Checks the layout every reader relies on, so that none fails on a wrong
+    type: "data" holds article objects with a "paragraphs" list; a paragraph
+    is an object with a "context" string and a "qas" list of questions, each
+    checked by `_check_question`.
+
+    Args:
+        path: the file, for the messages.
+        content: its parsed JSON (`load_squad_json`).
+
+    Raises:
+        SquadFormatError: naming `path` and the article / paragraph / question
+            position, or the question id once it is known.
+    """
+    seen_ids = set()
     for article_index, article in enumerate(content["data"]):
-        try:
-            paragraphs = article["paragraphs"]
-        except (KeyError, TypeError):
-            raise SquadFormatError(f'{path}: article {article_index} has no "paragraphs"') \
-                from None
-        for paragraph in paragraphs:
-            try:
-                context, questions = paragraph["context"], paragraph["qas"]
-            except (KeyError, TypeError):
-                raise SquadFormatError(f'{path}: article {article_index}: a paragraph '
-                                       'lacks "context" or "qas"') from None
-            words = split_words(context)
-            for qa in questions:
-                missing = [key for key in ("id", "question", "answers") if key not in qa]
-                if missing:
-                    raise SquadFormatError(
-                        f"{path}: question {qa.get('id', '(no id)')}: missing {missing} "
-                        f"(article {article_index})")
-                yield context, words, qa
+        if not isinstance(article, dict) or not isinstance(article.get("paragraphs"), list):
+            raise SquadFormatError(f'{path}: article {article_index}: expected an object '
+                                   'with a "paragraphs" list')
+        for paragraph_index, paragraph in enumerate(article["paragraphs"]):
+            where = f"{path}: article {article_index}, paragraph {paragraph_index}"
+            if not (isinstance(paragraph, dict) and isinstance(paragraph.get("context"), str)
+                    and isinstance(paragraph.get("qas"), list)):
+                raise SquadFormatError(f'{where}: expected an object with a "context" '
+                                       'string and a "qas" list')
+            for question_index, qa in enumerate(paragraph["qas"]):
+                _check_question(f"{where}, question {question_index}", path, qa, seen_ids)
+            yield paragraph["context"], paragraph["qas"]
 
 
-def _training_example(where, qa, context, words, char_to_word, gold_answers, version_2):
-    """The training example of one question, or None if its answer is not recoverable."""
+def _check_question(position, path, qa, seen_ids):
+    """Raises SquadFormatError unless `qa` is a question object of the official layout.
+
+    A unique string "id" (the prediction files' keys are strings: an integer
+    id would be scored as unanswered), a non-empty "question" string, and
+    "answers", if present, a list of objects with a string "text" and an
+    integer "answer_start". Adds the id to `seen_ids`.
+    """
+    if not isinstance(qa, dict):
+        raise SquadFormatError(f"{position}: expected a question object, found "
+                               f"{type(qa).__name__}")
+    if not isinstance(qa.get("id"), str):
+        raise SquadFormatError(f'{position}: the "id" must be a string, found '
+                               f'{qa.get("id")!r}')
+    where = f"{path}: question {qa['id']}"
+    if qa["id"] in seen_ids:
+        raise SquadFormatError(f"{where}: duplicate question id")
+    seen_ids.add(qa["id"])
+    if not isinstance(qa.get("question"), str) or not qa["question"].strip():
+        raise SquadFormatError(f'{where}: empty question (a non-empty "question" string '
+                               'is needed)')
+    answers = qa.get("answers", [])
+    if not isinstance(answers, list):
+        raise SquadFormatError(f'{where}: "answers" must be a list')
+    for answer_index, answer in enumerate(answers):
+        if not (isinstance(answer, dict) and isinstance(answer.get("text"), str)
+                and _is_integer(answer.get("answer_start"))):
+            raise SquadFormatError(f'{where}: answer {answer_index} must be an object with '
+                                   'a string "text" and an integer "answer_start"')
+
+
+def _is_integer(value):
+    """Whether a JSON value is an integer (JSON's true and false are not)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _training_example(where, qa, context, words, char_to_word, version_2):
+    """The training example of one checked question, or None if its answer is not
+    recoverable from the words."""
     is_impossible = bool(qa.get("is_impossible", False)) if version_2 else False
     if is_impossible:
-        return SquadExample(qa["id"], qa["question"], words, "", -1, -1, True, gold_answers)
-    if len(qa["answers"]) != 1:
+        return SquadExample(qa["id"], qa["question"], words, "", -1, -1, True,
+                            gold_answers(qa))
+    answers = qa.get("answers", [])
+    if len(answers) != 1:
         raise SquadFormatError(
             f"{where}: a training question needs exactly one answer, found "
-            f"{len(qa['answers'])}" + ("" if version_2 else
-                                       " (SQuAD 2.0 data needs --version_2_with_negative)"))
-    answer = qa["answers"][0]
-    text, start = answer.get("text"), answer.get("answer_start")
-    if not isinstance(text, str) or not text or not isinstance(start, int):
-        raise SquadFormatError(f"{where}: the answer needs a non-empty text and an integer "
-                               "answer_start")
+            f"{len(answers)}" + ("" if version_2 else
+                                 " (SQuAD 2.0 data needs --version_2_with_negative)"))
+    text, start = answers[0]["text"], answers[0]["answer_start"]
+    if not text:
+        raise SquadFormatError(f"{where}: the answer text is empty")
     if context[start:start + len(text)] != text or start < 0:
         raise SquadFormatError(
             f"{where}: answer_start {start} does not point at the answer text {text!r} "
@@ -186,4 +236,4 @@ def _training_example(where, qa, context, words, char_to_word, gold_answers, ver
                         where, actual_text, cleaned_answer)
         return None
     return SquadExample(qa["id"], qa["question"], words, text, start_word, end_word, False,
-                        gold_answers)
+                        gold_answers(qa))

@@ -19,6 +19,8 @@ import re
 import string
 import sys
 
+from bert_tf.tasks.squad_data import SquadFormatError
+
 _PUNCTUATION = frozenset(string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 
@@ -70,8 +72,39 @@ def f1_v2(prediction, gold):
     return f1_v1(prediction, gold)
 
 
+def check_gold(source, questions, version_2):
+    """Raises SquadFormatError naming `source` when `questions` cannot be scored.
+
+    Scoring needs questions, each with its gold answers. A question without
+    "answers" (None: a file for prediction only) has none to score against;
+    nor, in SQuAD 1.1, has one whose list is empty (the official v1.1 script
+    fails on it: no best score over no answers). SQuAD 2.0 calls that one
+    unanswerable.
+
+    Args:
+        source: the file (or flag=file) the questions come from.
+        questions: [(id, gold answer texts or None)].
+        version_2: the SQuAD 2.0 rules apply.
+
+    >>> check_gold("dev.json", [("q1", ["Paris"]), ("q2", [])], version_2=True)
+    >>> check_gold("dev.json", [("q1", ["Paris"]), ("q2", [])], version_2=False)
+    Traceback (most recent call last):
+    ...
+    bert_tf.tasks.squad_data.SquadFormatError: dev.json: question q2: no answer to score against (only SQuAD 2.0 has unanswerable questions)
+    """
+    if not questions:
+        raise SquadFormatError(f"{source}: no questions")
+    for qas_id, golds in questions:
+        if golds is None:
+            raise SquadFormatError(f'{source}: question {qas_id}: no "answers" to score '
+                                   'against')
+        if not golds and not version_2:
+            raise SquadFormatError(f"{source}: question {qas_id}: no answer to score against "
+                                   "(only SQuAD 2.0 has unanswerable questions)")
+
+
 def score_v1(questions, predictions):
-    """{"exact_match", "f1"} in percent over `questions` [(id, gold answers)]."""
+    """{"exact_match", "f1"} in percent over `questions` [(id, gold answers)] (`check_gold`)."""
     exact_total = f1_total = 0.0
     for qas_id, golds in questions:
         if qas_id not in predictions:

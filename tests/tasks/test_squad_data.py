@@ -90,13 +90,62 @@ def test_unrecoverable_answer_is_skipped_and_counted(tmp_path, monkeypatch):
                                    r"answer text 'Smith' \(the context there reads ' lead'\)"),
     ([question("q9", "Smith", 20, question_text="  ")], r"question q9: empty question"),
     ([question("q1", "Smith", 20), question("q1", "Smith", 20)], r"question q1: duplicate"),
-    ([{"id": "q2", "answers": []}], r"question q2: missing \['question'\]"),
+    ([{"id": "q2", "answers": []}], r"question q2: empty question"),
 ])
 def test_bad_training_input_names_file_and_question(tmp_path, qas, message):
     path = squad_file(tmp_path, qas)
     with pytest.raises(squad_data.SquadFormatError, match=message) as error:
         squad_data.read_squad_examples(path, is_training=True)
     assert str(path) in str(error.value)
+
+
+def paragraph(qas, context=CONTEXT):
+    return {"context": context, "qas": qas}
+
+
+ANSWER_LAYOUT = r'answer 0 must be an object with a string "text" and an integer "answer_start"'
+
+
+@pytest.mark.parametrize("data, message", [
+    (["an article"], r'article 0: expected an object with a "paragraphs" list'),
+    ([{"title": "t"}], r'article 0: expected an object with a "paragraphs" list'),
+    ([{"paragraphs": [paragraph([]), paragraph([], context=None)]}],
+     r'article 0, paragraph 1: expected an object with a "context" string and a "qas" list'),
+    ([{"paragraphs": [{"context": CONTEXT, "qas": {"id": "q1"}}]}],
+     r'article 0, paragraph 0: expected an object with a "context" string'),
+    ([{"paragraphs": [paragraph([question("q1", "Smith", 20), "q"])]}],
+     r"article 0, paragraph 0, question 1: expected a question object, found str"),
+    ([{"paragraphs": [paragraph([question(7, "Smith", 20)])]}],
+     r'article 0, paragraph 0, question 0: the "id" must be a string, found 7'),
+    ([{"paragraphs": [paragraph([{"id": "q1", "question": "Who?",
+                                  "answers": [{"answer_start": 20}]}])]}],
+     f"question q1: {ANSWER_LAYOUT}"),
+    ([{"paragraphs": [paragraph([question("q1", "Smith", "20")])]}],
+     f"question q1: {ANSWER_LAYOUT}"),
+    ([{"paragraphs": [paragraph([{"id": "q1", "question": "Who?", "answers": ["Smith"]}])]}],
+     f"question q1: {ANSWER_LAYOUT}"),
+    ([{"paragraphs": [paragraph([{"id": "q1", "question": "Who?", "answers": "Smith"}])]}],
+     r'question q1: "answers" must be a list'),
+])
+@pytest.mark.parametrize("is_training", [True, False])
+def test_bad_layout_names_file_and_position(tmp_path, data, message, is_training):
+    """Every reader refuses a wrong type where it is, before reading anything of it."""
+    path = tmp_path / "squad.json"
+    path.write_text(json.dumps({"version": "1.1", "data": data}), encoding="utf-8")
+    with pytest.raises(squad_data.SquadFormatError, match=f"^{path}: {message}"):
+        squad_data.read_squad_examples(path, is_training)
+
+
+def test_prediction_needs_no_answers(tmp_path):
+    """As in the original, only training reads the answers; scoring refuses None."""
+    path = squad_file(tmp_path, [{"id": "q1", "question": "Who?"},
+                                 {"id": "q2", "question": "Who?", "answers": []}])
+    first, second = squad_data.read_squad_examples(path, is_training=False)
+    assert (first.gold_answers, second.gold_answers) == (None, ())
+    with pytest.raises(squad_data.SquadFormatError,
+                       match=r"question q1: a training question needs exactly one answer, "
+                             r"found 0"):
+        squad_data.read_squad_examples(path, is_training=True)
 
 
 def test_malformed_json_names_the_file(tmp_path):

@@ -161,6 +161,34 @@ def test_a_file_without_windows_is_named_when_read(tmp_path, kind, split, messag
         task.read_split(split)
 
 
+UNSCORED = [{"id": "q1", "question": "Who?", "answers": [{"text": "Ann", "answer_start": 0}]},
+            {"id": "q2", "question": "Who?"},
+            {"id": "q3", "question": "Who?", "answers": []}]
+
+
+@pytest.mark.parametrize("qas, version_2, message", [
+    (UNSCORED[:2], False, 'question q2: no "answers" to score against'),
+    (UNSCORED[:2], True, 'question q2: no "answers" to score against'),
+    (UNSCORED[::2], False, r"question q3: no answer to score against \(only SQuAD 2.0"),
+    (UNSCORED[::2], True, None),
+])
+def test_questions_without_answers_are_predicted_not_scored(tmp_path, qas, version_2, message):
+    """As in the original, predicting needs no answers; --do_eval ("dev") names the file and
+    the question it cannot score before any model, not a scoring error after predicting."""
+    path = tmp_path / "predict.json"
+    path.write_text(json.dumps({"version": "1.1", "data": [{"title": "t", "paragraphs": [
+        {"context": "Ann sang.", "qas": qas}]}]}), encoding="utf-8")
+    task = SquadTask(tiny_model_files(), None, str(path), SquadOptions(
+        max_seq_length=64, max_query_length=16, version_2_with_negative=version_2))
+    assert len(task.read_split("test")) == 2
+    if message is None:
+        assert len(task.read_split("dev")) == 2
+        return
+    with pytest.raises(ValueError, match=f"^--predict_file={re.escape(str(path))} "
+                                         rf"\(scored by --do_eval\): {message}"):
+        task.read_split("dev")
+
+
 def test_run_squad_without_training_windows_is_a_one_line_error(tmp_path):
     result = run_script(
         "run_squad.py", f"--vocab_file={shared_path('vocab', 'bert-base-uncased-vocab.txt')}",
