@@ -9,7 +9,8 @@
 The data file (plain or .gz) decides the rules: SQuAD 2.0 when its
 "version" says 2 or a question carries "is_impossible", SQuAD 1.1
 otherwise. The output is the JSON the official scripts print (v1.1 on one
-line, v2.0 indented), or written to `--out-file`.
+line, v2.0 indented), or written to `--out-file`. Input that cannot be scored
+(see `evaluate`) is one line naming the file and the question, exit code 1.
 """
 
 import argparse
@@ -20,11 +21,11 @@ from bert_tf.tasks import squad_data
 from bert_tf.tasks import squad_scoring
 
 
-def gold_questions(content):
-    """[(question id, gold answer texts)] of a parsed SQuAD file, in file order."""
-    return [(qa["id"], [answer["text"] for answer in qa["answers"]])
-            for article in content["data"] for paragraph in article["paragraphs"]
-            for qa in paragraph["qas"]]
+def gold_questions(content, path):
+    """[(question id, gold answer texts or None without "answers")] of a parsed SQuAD
+    file, in file order, its layout checked as every reader checks it (errors name `path`)."""
+    return [(qa["id"], squad_data.gold_answers(qa))
+            for _, qas in squad_data.squad_paragraphs(path, content) for qa in qas]
 
 
 def is_version_2(content):
@@ -41,31 +42,57 @@ def is_version_2(content):
                for paragraph in article["paragraphs"] for qa in paragraph["qas"])
 
 
-def _load_mapping(path, what):
-    """A JSON object {question id: value} from `path`; errors name the file."""
+def _load_mapping(path, what, value_types, described):
+    """A JSON object {question id: value} from `path`, every value one of `value_types`.
+
+    JSON's true and false are never numbers. Errors name the file, and the
+    question of a wrong value (`what`, `described`: for the message, e.g.
+    "null odds", "a number").
+    """
     try:
         with open(path, encoding="utf-8") as f:
             mapping = json.load(f)
-    except json.JSONDecodeError as error:
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise squad_data.SquadFormatError(f"{path}: not valid JSON: {error}") from None
     if not isinstance(mapping, dict):
-        raise squad_data.SquadFormatError(f"{path}: expected a JSON object of {what}")
+        raise squad_data.SquadFormatError(
+            f"{path}: expected a JSON object {{question id: {what}}}")
+    for qas_id, value in mapping.items():
+        if not isinstance(value, value_types) or isinstance(value, bool):
+            raise squad_data.SquadFormatError(
+                f"{path}: question {qas_id}: the {what} must be {described}, found {value!r}")
     return mapping
 
 
 def evaluate(data_file, prediction_file, na_prob_file=None, na_prob_thresh=1.0):
-    """The official report for one predictions file (a dict, in the official key order)."""
+    """The official report for one predictions file (a dict, in the official key order).
+
+    Raises:
+        SquadFormatError: naming the file: a data file of the wrong layout or
+            with questions that cannot be scored (`squad_scoring.check_gold`),
+            a predictions file whose values are not strings, null odds that
+            are not numbers or miss a predicted question, and for SQuAD 2.0
+            predictions of no question of the data file (the official v2.0
+            script divides by zero there).
+    """
     content = squad_data.load_squad_json(data_file)
-    try:
-        questions = gold_questions(content)
-    except (KeyError, TypeError) as error:
-        raise squad_data.SquadFormatError(
-            f"{data_file}: not the SQuAD layout (missing {error})") from None
-    predictions = _load_mapping(prediction_file, "question id -> answer text")
-    if not is_version_2(content):
+    questions = gold_questions(content, data_file)
+    version_2 = is_version_2(content)
+    squad_scoring.check_gold(data_file, questions, version_2)
+    predictions = _load_mapping(prediction_file, "answer text", str, "a string")
+    if not version_2:
         return squad_scoring.score_v1(questions, predictions)
-    na_probs = _load_mapping(na_prob_file, "question id -> null odds") if na_prob_file \
-        else None
+    predicted = [qas_id for qas_id, _ in questions if qas_id in predictions]
+    if not predicted:
+        raise squad_data.SquadFormatError(
+            f"{prediction_file}: no prediction for any question of {data_file}")
+    na_probs = None
+    if na_prob_file:
+        na_probs = _load_mapping(na_prob_file, "null odds", (int, float), "a number")
+        unmatched = [qas_id for qas_id in predicted if qas_id not in na_probs]
+        if unmatched:
+            raise squad_data.SquadFormatError(
+                f"{na_prob_file}: no null odds for question {unmatched[0]}")
     return squad_scoring.score_v2(questions, predictions, na_probs, na_prob_thresh)
 
 

@@ -122,10 +122,15 @@ def score_v2(questions, predictions, na_probs=None, na_prob_thresh=1.0):
 
     Args:
         questions: [(id, gold answer texts)]; no answers = unanswerable.
-        predictions: {id: text}; questions without one are left out.
-        na_probs: {id: null odds} or None (then every odds is 0 and no
-            threshold search is made).
+        predictions: {id: text}; questions without one are left out (the
+            official script fails on them).
+        na_probs: {id: null odds} for every question with a prediction, or
+            None (then every odds is 0 and no threshold search is made).
         na_prob_thresh: odds above it count as predicting "no answer".
+
+    Raises:
+        ValueError: no question has a prediction (nothing to take a
+            percentage of).
     """
     has_answer = {qas_id: bool(golds) for qas_id, golds in questions}
     exact_raw, f1_raw = {}, {}
@@ -136,6 +141,8 @@ def score_v2(questions, predictions, na_probs=None, na_prob_thresh=1.0):
         golds = [gold for gold in golds if normalize_answer(gold)] or [""]
         exact_raw[qas_id] = max(exact_match(predictions[qas_id], g) for g in golds)
         f1_raw[qas_id] = max(f1_v2(predictions[qas_id], g) for g in golds)
+    if not exact_raw:
+        raise ValueError("no question has a prediction")
     odds = na_probs if na_probs is not None else dict.fromkeys(predictions, 0.0)
     exact = _apply_threshold(exact_raw, odds, has_answer, na_prob_thresh)
     f1 = _apply_threshold(f1_raw, odds, has_answer, na_prob_thresh)
@@ -153,16 +160,9 @@ def score_v2(questions, predictions, na_probs=None, na_prob_thresh=1.0):
     return report
 
 
-def _odds(na_probs, qas_id):
-    try:
-        return na_probs[qas_id]
-    except KeyError:
-        raise ValueError(f"no null odds for question {qas_id}") from None
-
-
 def _apply_threshold(scores, na_probs, has_answer, threshold):
     """Scores where odds above `threshold` replace the prediction by "no answer"."""
-    return {qas_id: float(not has_answer[qas_id]) if _odds(na_probs, qas_id) > threshold
+    return {qas_id: float(not has_answer[qas_id]) if na_probs[qas_id] > threshold
             else score for qas_id, score in scores.items()}
 
 

@@ -2,6 +2,7 @@
 
 import gzip
 import json
+import re
 
 import pytest
 from transformers.data.metrics import squad_metrics
@@ -32,7 +33,7 @@ def test_v1_hand_worked():
     #     (vs "the denver broncos": normalised the same, no better.)
     # q2: punctuation dropped on both sides: EM 1, F1 1.
     # q3: no prediction: 0 and 0, still counted.
-    questions = evaluate_squad.gold_questions(squad_content(V1_QAS, "1.1"))
+    questions = evaluate_squad.gold_questions(squad_content(V1_QAS, "1.1"), "dev.json")
     report = squad_scoring.score_v1(questions, V1_PREDICTIONS)
     assert report == {"exact_match": pytest.approx(100 / 3),
                       "f1": pytest.approx(100 * (2 / 3 + 1) / 3)}
@@ -55,7 +56,7 @@ V2_ODDS = {"q1": 0.1, "q2": 0.9, "q3": 0.8, "q4": 0.3}
 
 
 def test_v2_hand_worked():
-    questions = evaluate_squad.gold_questions(squad_content(V2_QAS, "v2.0"))
+    questions = evaluate_squad.gold_questions(squad_content(V2_QAS, "v2.0"), "dev.json")
     # exact 1, 1, 0, 0; F1 1, 1, 0, 2/3 (pred [nile], gold [nile, river]).
     plain = squad_scoring.score_v2(questions, V2_PREDICTIONS)
     assert plain == pytest.approx({
@@ -74,6 +75,12 @@ def test_v2_hand_worked():
         "best_exact": 75.0, "best_exact_thresh": 0.1,
         "best_f1": 100 * (3 + 2 / 3) / 4, "best_f1_thresh": 0.3})
     assert list(report)[-4:] == ["best_exact", "best_exact_thresh", "best_f1", "best_f1_thresh"]
+
+
+def test_v2_without_any_prediction_is_refused_not_divided_by_zero():
+    questions = evaluate_squad.gold_questions(squad_content(V2_QAS, "v2.0"), "dev.json")
+    with pytest.raises(ValueError, match="no question has a prediction"):
+        squad_scoring.score_v2(questions, {"elsewhere": "Paris"})
 
 
 def write(path, content):
@@ -117,7 +124,51 @@ def test_command_line_errors_name_the_file(tmp_path, capsys):
     odds = write(tmp_path / "odds.json", {"q1": 0.1})
     with pytest.raises(SystemExit):
         evaluate_squad.main([data, predictions, "-n", odds])
-    assert "no null odds for question q2" in capsys.readouterr().err
+    assert capsys.readouterr().err == f"error: {odds}: no null odds for question q2\n"
+
+
+V1_ANSWERED = [qa("q1", "Paris"), qa("q2", "Nile")]
+V1_PREDICTED = {"q1": "Paris", "q2": "Nile"}
+
+
+@pytest.mark.parametrize("qas, version, predictions, odds, wrong_file, message", [
+    (V1_ANSWERED, "1.1", {"q1": None, "q2": "Nile"}, None, "predictions.json",
+     "question q1: the answer text must be a string, found None"),
+    (V1_ANSWERED, "1.1", {"q1": "Paris", "q2": 5}, None, "predictions.json",
+     "question q2: the answer text must be a string, found 5"),
+    ([], "1.1", V1_PREDICTED, None, "dev.json", "no questions"),
+    (V1_ANSWERED, "v2.0", {"x": "Paris"}, None, "predictions.json",
+     "no prediction for any question of {dev}"),
+    (V1_ANSWERED, "v2.0", V1_PREDICTED, {"q1": "high", "q2": 0.1}, "odds.json",
+     "question q1: the null odds must be a number, found 'high'"),
+    (V1_ANSWERED, "v2.0", V1_PREDICTED, {"q1": 0.1, "q2": True}, "odds.json",
+     "question q2: the null odds must be a number, found True"),
+    ([qa("q1", "Paris"), qa("q2")], "1.1", V1_PREDICTED, None, "dev.json",
+     r"question q2: no answer to score against \(only SQuAD 2.0 has unanswerable questions\)"),
+    ([qa("q1", "Paris"), {"id": "q2", "question": "?"}], "v2.0", V1_PREDICTED, None,
+     "dev.json", 'question q2: no "answers" to score against'),
+    ([qa("q1", "Paris"), "q2"], "1.1", V1_PREDICTED, None, "dev.json",
+     "article 0, paragraph 0, question 1: expected a question object, found str"),
+    ([qa(7, "Paris")], "1.1", {"7": "Paris"}, None, "dev.json",
+     'article 0, paragraph 0, question 0: the "id" must be a string, found 7'),
+    ([{"id": "q1", "question": "?", "answers": [{"answer_start": 0}]}], "1.1", V1_PREDICTED,
+     None, "dev.json", 'question q1: answer 0 must be an object with a string "text"'),
+])
+def test_command_line_refuses_bad_input_in_one_line(tmp_path, capsys, qas, version,
+                                                     predictions, odds, wrong_file, message):
+    """Exit 1 and one line naming the wrong file and the question, never a traceback or
+    a score computed from input the official scripts would not take."""
+    dev = write(tmp_path / "dev.json", squad_content(qas, version))
+    argv = [dev, write(tmp_path / "predictions.json", predictions)]
+    if odds is not None:
+        argv += ["-n", write(tmp_path / "odds.json", odds)]
+    with pytest.raises(SystemExit) as exit_info:
+        evaluate_squad.main(argv)
+    assert exit_info.value.code == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    wrong = re.escape(str(tmp_path / wrong_file))
+    assert re.fullmatch(f"error: {wrong}: {message.format(dev=re.escape(dev))}.*\n", err)
 
 
 @pytest.fixture(scope="module")
@@ -139,8 +190,10 @@ def predicted_subsets():
 
 
 def test_v1_scores_agree_with_hf_squad_metrics(predicted_subsets):
-    content, hf_examples, predictions, _ = predicted_subsets["dev-v1.1"]
-    ours = squad_scoring.score_v1(evaluate_squad.gold_questions(content), predictions)
+    name = "dev-v1.1"
+    content, hf_examples, predictions, _ = predicted_subsets[name]
+    ours = squad_scoring.score_v1(evaluate_squad.gold_questions(content, name),
+                                  predictions)
     hf = squad_metrics.squad_evaluate(hf_examples, predictions)
     assert 30 < ours["exact_match"] < 100 and ours["f1"] > ours["exact_match"]
     assert ours == {"exact_match": pytest.approx(hf["exact"], abs=1e-9),
@@ -149,8 +202,9 @@ def test_v1_scores_agree_with_hf_squad_metrics(predicted_subsets):
 
 @pytest.mark.parametrize("threshold", [1.0, 0.0, -2.0])
 def test_v2_scores_agree_with_hf_squad_metrics(predicted_subsets, threshold):
-    content, hf_examples, predictions, odds = predicted_subsets["dev-v2.0"]
-    ours = squad_scoring.score_v2(evaluate_squad.gold_questions(content), predictions,
+    name = "dev-v2.0"
+    content, hf_examples, predictions, odds = predicted_subsets[name]
+    ours = squad_scoring.score_v2(evaluate_squad.gold_questions(content, name), predictions,
                                   odds, threshold)
     hf = squad_metrics.squad_evaluate(hf_examples, predictions, odds, threshold)
     assert 0 < ours["HasAns_total"] < ours["total"] == 300
