@@ -16,14 +16,23 @@ signal to one worker stops them all at the same step
 (`worker_agreement`), each with the same exit code. A second Ctrl-C stops
 at once (KeyboardInterrupt), for when that is too long.
 
+Python runs signal handlers only when the main thread is back in Python,
+never while a TensorFlow call blocks it (an input pipeline that waits on
+a slow disk, say). So a thread also watches the signals as they arrive
+(`signal.set_wakeup_fd`): a second Ctrl-C that the main thread has not
+acted on within `SECOND_INTERRUPT_GRACE_SECONDS` ends the process there,
+with exit code 130 and a line saying so (no checkpoint of that call).
+
 Handlers can only be installed from the main thread; elsewhere `StopSignals`
 does nothing and the signals keep their usual effect.
 """
 
+import os
 import signal
 import threading
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+SECOND_INTERRUPT_GRACE_SECONDS = 3.0
 
 
 class TrainingStopped(RuntimeError):
@@ -67,6 +76,9 @@ class StopSignals:
     def __init__(self):
         self.received = None
         self._previous = {}
+        self._previous_wakeup = None
+        self._wakeup_writer = None
+        self._closed = threading.Event()
 
     def _handle(self, signal_number, frame):
         if self.received == signal.SIGINT and signal_number == signal.SIGINT:
@@ -77,10 +89,35 @@ class StopSignals:
         if threading.current_thread() is threading.main_thread():
             for number in STOP_SIGNALS:
                 self._previous[number] = signal.signal(number, self._handle)
+            self._watch_arrivals()
         return self
 
+    def _watch_arrivals(self):
+        """Starts the thread that sees each signal as it arrives (see the module docstring)."""
+        reader, self._wakeup_writer = os.pipe()
+        os.set_blocking(self._wakeup_writer, False)
+        self._previous_wakeup = signal.set_wakeup_fd(self._wakeup_writer,
+                                                     warn_on_full_buffer=False)
+        threading.Thread(target=self._end_on_second_interrupt, args=(reader,), daemon=True,
+                         name="stop-signals").start()
+
+    def _end_on_second_interrupt(self, reader):
+        interrupts = 0
+        with os.fdopen(reader, "rb", buffering=0) as arrivals:
+            while numbers := arrivals.read(64):  # b"" once `__exit__` closes the writer
+                interrupts += numbers.count(signal.SIGINT)
+                if interrupts >= 2 and not self._closed.wait(SECOND_INTERRUPT_GRACE_SECONDS):
+                    os.write(2, b"second SIGINT (Ctrl-C) while TensorFlow held the main "
+                                b"thread: stopping now, without a checkpoint\n")
+                    os._exit(128 + signal.SIGINT)
+
     def __exit__(self, *exc_info):
+        self._closed.set()
         for number, handler in self._previous.items():
             signal.signal(number, handler)
         self._previous.clear()
+        if self._wakeup_writer is not None:
+            signal.set_wakeup_fd(self._previous_wakeup)
+            os.close(self._wakeup_writer)
+            self._wakeup_writer = None
         return False

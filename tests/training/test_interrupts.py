@@ -81,3 +81,33 @@ def test_sigint_in_process_stops_after_the_current_call(tmp_path):
     assert int(trainer.global_step.numpy()) == caught.value.step
     assert tf.train.latest_checkpoint(str(tmp_path)).endswith(f"ckpt-{caught.value.step}")
     assert signal.getsignal(signal.SIGINT) is handler_before  # handlers restored
+
+
+# Training whose input never yields: the main thread waits inside TensorFlow, where
+# Python signal handlers do not run.
+STUCK_RUN = """
+import sys, tensorflow as tf
+from bert_tf.training.interrupts import StopSignals
+never = tf.data.Dataset.range(1).repeat().interleave(lambda _: tf.data.Dataset.range(0))
+with StopSignals():
+    print("waiting for input", file=sys.stderr, flush=True)
+    next(iter(never))
+"""
+
+
+def test_a_second_ctrl_c_ends_a_run_stuck_inside_tensorflow(tmp_path):
+    log = tmp_path / "stderr.txt"
+    with open(log, "w") as stderr:
+        process = subprocess.Popen([sys.executable, "-c", STUCK_RUN], stdout=subprocess.DEVNULL,
+                                   stderr=stderr, env=environment(), cwd=os.getcwd())
+    try:
+        wait_for_line(str(log), "waiting for input", process)
+        process.send_signal(signal.SIGINT)
+        with pytest.raises(subprocess.TimeoutExpired):  # the first one waits for the call
+            process.wait(timeout=1)
+        process.send_signal(signal.SIGINT)
+        returncode = process.wait(timeout=30)
+    finally:
+        process.kill()
+    assert returncode == 130
+    assert "second SIGINT (Ctrl-C) while TensorFlow held the main thread" in log.read_text()
