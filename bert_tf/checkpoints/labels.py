@@ -9,6 +9,7 @@ label, and a repeated label (which would silently add a class) is an error.
 import os
 
 from bert_tf.atomic_files import write_text
+from bert_tf.text_files import utf8_lines
 
 LABELS_FILE = "labels.txt"
 
@@ -17,7 +18,8 @@ def read_labels(path):
     """The label names of a `labels.txt`, one per line (a UTF-8 BOM is not part of a label).
 
     Raises:
-        ValueError: naming the file and line of a repeated label, or an empty file.
+        ValueError: naming the file and line of a repeated label or of bytes
+            that are not UTF-8, or an empty file.
 
     Example:
 
@@ -32,15 +34,14 @@ def read_labels(path):
     ValueError: ...labels.txt:3: label 'neg' repeats line 1 (each label is one class)
     """
     labels = {}
-    with open(path, encoding="utf-8-sig") as f:
-        for line, text in enumerate(f, start=1):
-            label = text.strip()
-            if not label:
-                continue
-            if label in labels:
-                raise ValueError(f"{path}:{line}: label {label!r} repeats line {labels[label]} "
-                                 "(each label is one class)")
-            labels[label] = line
+    for line, text in enumerate(utf8_lines(path), start=1):
+        label = text.strip()
+        if not label:
+            continue
+        if label in labels:
+            raise ValueError(f"{path}:{line}: label {label!r} repeats line {labels[label]} "
+                             "(each label is one class)")
+        labels[label] = line
     if not labels:
         raise ValueError(f"{path}: no labels (one per line expected)")
     return tuple(labels)

@@ -17,6 +17,8 @@ before the file's first one (the document it opens is the file's head).
 
 import dataclasses
 
+from bert_tf.text_files import NotUtf8Error, utf8_lines
+
 DOCSTART = "-DOCSTART-"
 COLUMNS = 4
 ENTITY_TYPES = ("PER", "ORG", "LOC", "MISC")
@@ -136,16 +138,15 @@ def read_conll(path, split="train", entity_types=ENTITY_TYPES):
 def _split_lines(path):
     """Yields (1-based line number, whitespace-split fields) of each line.
 
-    The first line is read as "utf-8-sig": a byte-order mark (as Windows
+    Lines are read by `text_files.utf8_lines`: a byte-order mark (as Windows
     editors write) is dropped instead of gluing itself to the first word,
     which would turn a `-DOCSTART-` line into a sentence.
     """
-    with open(path, "rb") as f:
-        for number, raw in enumerate(f, start=1):
-            try:
-                yield number, raw.decode("utf-8-sig" if number == 1 else "utf-8").split()
-            except UnicodeDecodeError as error:
-                raise ConllFormatError(f"{path}:{number}: not UTF-8 ({error})") from None
+    try:
+        for number, line in enumerate(utf8_lines(path), start=1):
+            yield number, line.split()
+    except NotUtf8Error as error:
+        raise ConllFormatError(str(error)) from None
 
 
 def _check_documents(path, docstart_lines, sentences_before, total):

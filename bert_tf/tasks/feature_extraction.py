@@ -15,6 +15,7 @@ import tensorflow as tf
 
 from bert_tf.errors import UsageError
 from bert_tf.tasks.packing import pack_tokens, stack_inputs
+from bert_tf.text_files import utf8_lines
 from bert_tf.training.compilation import use_xla
 
 _PAIR = re.compile(r"^(.*) \|\|\| (.*)$")
@@ -36,17 +37,13 @@ def read_examples(path):
         OSError: the file cannot be read (the message names it).
         ValueError: naming the file and line of bytes that are not UTF-8.
     """
-    with tf.io.gfile.GFile(path, "rb") as f:
-        for index, raw in enumerate(f):
-            try:
-                line = raw.decode("utf-8").strip()
-            except UnicodeDecodeError as error:
-                raise ValueError(f"{path}:{index + 1}: not UTF-8 ({error})") from None
-            match = _PAIR.match(line)
-            if match:
-                yield TextExample(index, match.group(1), match.group(2))
-            else:
-                yield TextExample(index, line)
+    for index, line in enumerate(utf8_lines(path)):
+        line = line.strip()
+        match = _PAIR.match(line)
+        if match:
+            yield TextExample(index, match.group(1), match.group(2))
+        else:
+            yield TextExample(index, line)
 
 
 def resolve_layer_indexes(layers, num_layers):

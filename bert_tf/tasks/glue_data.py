@@ -9,12 +9,10 @@ fail with the file and line; so do unknown labels and empty splits.
 import csv
 import dataclasses
 import os
-import sys
 
 from bert_tf.checkpoints.labels import LABELS_FILE, read_labels
 from bert_tf.errors import UsageError
-
-csv.field_size_limit(sys.maxsize)
+from bert_tf.text_files import csv_rows
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,14 +94,18 @@ class TsvTask:
 
 
 def read_tsv(path, skip_header):
-    """Yields `(line number, fields)` of a tab-separated file, quotes taken literally."""
+    """Yields `(line number, fields)` of a tab-separated UTF-8 file, quotes taken literally.
+
+    Raises:
+        FileNotFoundError: naming the file.
+        ValueError: naming the file and line of bytes that are not UTF-8, or
+            of a carriage return inside a field (see `text_files.csv_rows`).
+    """
     if not os.path.exists(path):
         raise FileNotFoundError(f"{path}: file not found")
-    with open(path, encoding="utf-8-sig", newline="") as f:
-        for index, row in enumerate(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE)):
-            if index == 0 and skip_header:
-                continue
-            yield index + 1, row
+    for line, row in csv_rows(path, delimiter="\t", quoting=csv.QUOTE_NONE):
+        if line > 1 or not skip_header:
+            yield line, row
 
 
 def _pair(a, b, label, test_a=None, test_b=None):

@@ -1,8 +1,10 @@
 """Vocabulary files and the casing guard of the original release.
 
 A vocabulary file holds one WordPiece token per line; a token's id is its line
-number (from 0). `load_vocab` reads such a file exactly as the original does
-(surrounding whitespace stripped, local paths or any `tf.io.gfile` URL) and
+number (from 0). `load_vocab` reads such a file as the original does
+(surrounding whitespace stripped, local paths or any `tf.io.gfile` URL), but
+drops a UTF-8 byte-order mark, which the original kept as part of the first
+token (ids are the same; only the token reads as, say, `[PAD]` again), and
 checks what the original left to chance: the file exists, is not empty, has
 no duplicate tokens (ids would be ambiguous) and holds the special tokens the
 caller needs.
@@ -16,6 +18,8 @@ import os
 import re
 
 import tensorflow as tf
+
+from bert_tf.text_files import NotUtf8Error, utf8_lines
 
 # Special tokens every BERT input needs; pretraining also needs [MASK], [PAD].
 DEFAULT_REQUIRED_TOKENS = ("[CLS]", "[SEP]", "[UNK]")
@@ -43,8 +47,8 @@ def load_vocab(path, require=DEFAULT_REQUIRED_TOKENS):
         dict token -> id, in id order.
 
     Raises:
-        VocabError: if the file is missing, unreadable, empty, repeats a
-            token, or lacks a token in `require`.
+        VocabError: if the file is missing, empty, not UTF-8 (naming the
+            line), repeats a token, or lacks a token in `require`.
 
     Example:
 
@@ -58,14 +62,10 @@ def load_vocab(path, require=DEFAULT_REQUIRED_TOKENS):
     if not tf.io.gfile.exists(path) or tf.io.gfile.isdir(path):
         raise VocabError(f"vocabulary file {path} does not exist")
     try:
-        with tf.io.gfile.GFile(path, "rb") as reader:
-            text = reader.read().decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise VocabError(f"vocabulary file {path} is not UTF-8: {error}") from None
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()  # the newline ending the last line starts no token
-    return _index_tokens([line.strip() for line in lines], f"vocabulary file {path}",
+        tokens = [line.strip() for line in utf8_lines(path)]
+    except NotUtf8Error as error:
+        raise VocabError(str(error)) from None
+    return _index_tokens(tokens, f"vocabulary file {path}",
                          lambda index: f"{path}:{index + 1}", require)
 
 

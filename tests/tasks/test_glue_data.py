@@ -99,3 +99,32 @@ def test_own_tsv_task_reads_header_and_labels(tmp_path):
                                          r"column\(s\) \['sentence1', 'sentence2'\] \(the "
                                          r"text is in a column `sentence`, or in"):
         tsv_task(str(tmp_path))
+
+
+MRPC_HEADER = "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n"
+
+
+def test_bytes_that_are_not_utf8_name_file_and_line(tmp_path):
+    (tmp_path / "train.tsv").write_bytes(
+        (MRPC_HEADER + "1\t1\t2\tA man walks.\tA man runs.\n").encode()
+        + b"0\t3\t4\tCaf\xe9 au lait.\tTea.\n")
+    with pytest.raises(ValueError, match=r"train.tsv:3: not UTF-8 \(.*byte 0xe9"):
+        get_task("mrpc").read(str(tmp_path), "train")
+
+
+def test_a_carriage_return_inside_a_field_is_named(tmp_path):
+    data_dir = _write(tmp_path, MRPC_HEADER + "1\t1\t2\tA man\rwalks.\tA man walks.\n")
+    with pytest.raises(ValueError, match=r"train.tsv:2: a carriage return \(\\r\) inside "
+                                         r"a field"):
+        get_task("mrpc").read(data_dir, "train")
+    # Line ends written "\r\n" are line ends.
+    data_dir = _write(tmp_path, MRPC_HEADER.replace("\n", "\r\n") + "1\t1\t2\ta\tb\r\n")
+    assert get_task("mrpc").read(data_dir, "train")[0].text_b == "b"
+
+
+def test_labels_file_that_is_not_utf8_names_its_line(tmp_path):
+    from bert_tf.tasks.glue_data import tsv_task
+    (tmp_path / "labels.txt").write_bytes(b"austen\nblak\xe9\n")
+    (tmp_path / "train.tsv").write_text("label\tsentence\nblake\tTyger Tyger.\n")
+    with pytest.raises(ValueError, match=r"labels.txt:2: not UTF-8 \(.*byte 0xe9"):
+        tsv_task(str(tmp_path))

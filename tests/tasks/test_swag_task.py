@@ -69,6 +69,28 @@ def test_reader_errors_name_file_and_line(tmp_path):
         read_swag(str(tmp_path / "val.csv"))
 
 
+def test_reader_drops_a_byte_order_mark(tmp_path):
+    _write(tmp_path / "val.csv", SCENES)
+    path = tmp_path / "val.csv"
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert [e.context for e in read_swag(str(path))] == [s[0] for s in SCENES]
+
+
+def test_reader_names_the_line_of_bytes_that_are_not_utf8(tmp_path):
+    _write(tmp_path / "val.csv", SCENES)
+    with open(tmp_path / "val.csv", "ab") as f:
+        f.write(b"x,1,a,b,c,gold,caf\xe9,e1,e2,e3,0\n")
+    with pytest.raises(ValueError, match=r"val.csv:6: not UTF-8 \(.*byte 0xe9"):
+        read_swag(str(tmp_path / "val.csv"))
+
+
+def test_reader_names_the_line_after_a_field_spanning_lines(tmp_path):
+    scenes = [(SCENES[0][0], SCENES[0][1], ["walks\ninside.", *SCENES[0][2][1:]], 0)]
+    _write(tmp_path / "val.csv", scenes + [("A b.", "It", ["e0", "e1", "e2", "e3"], 7)])
+    with pytest.raises(ValueError, match=r"val.csv:4: label '7' is not 0-3"):
+        read_swag(str(tmp_path / "val.csv"))
+
+
 def test_each_choice_gets_its_own_sequence_score(tiny_config):
     """Distinct choices: logits[b, c] is the score of example b's choice c alone."""
     model = build_multiple_choice_model(tiny_config, num_choices=4, seq_length=8)

@@ -36,13 +36,31 @@ def test_last_line_needs_no_newline(tmp_path):
     ("", "is empty"),
     ("[CLS]\n[SEP]\nhello\n", r"lacks the special tokens \['\[UNK\]'\]"),
     ("[CLS]\n[SEP]\n[UNK]\nhello\nhello\n", r"vocab.txt:5: token 'hello' repeats .*vocab.txt:4"),
-    (b"[CLS]\n[SEP]\n[UNK]\n\xff\n", "is not UTF-8"),
+    (b"[CLS]\n[SEP]\n[UNK]\n\xff\n", r"vocab.txt:4: not UTF-8 \(.*byte 0xff"),
 ])
 def test_bad_files_raise_vocab_error_naming_the_file(tmp_path, content, message):
     path = _write(tmp_path, content)
     with pytest.raises(VocabError, match=message) as error:
         load_vocab(path)
     assert path in str(error.value)
+
+
+def test_a_byte_order_mark_is_no_part_of_the_first_token(tmp_path):
+    """Ids stay line numbers, and every reader of the file (the Python tokenizer and
+    the in-graph one) sees `[PAD]`, not `\\ufeff[PAD]`."""
+    from bert_tf.tokenization.full_tokenizer import FullTokenizer
+    from bert_tf.tokenization.tokenizer_layer import BertTokenizerLayer
+    tokens = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nhello\n##s\n"
+    plain = _write(tmp_path, tokens, "plain.txt")
+    with_bom = _write(tmp_path, b"\xef\xbb\xbf" + tokens.encode(), "bom.txt")
+    assert load_vocab(with_bom, require=PRETRAINING_REQUIRED_TOKENS) == load_vocab(plain)
+    text = "[PAD] Hellos [MASK]"
+    expected = [0, 5, 6, 4]
+    assert FullTokenizer(with_bom, keep_special_tokens=True).convert_tokens_to_ids(
+        FullTokenizer(with_bom, keep_special_tokens=True).tokenize(text)) == expected
+    layer = BertTokenizerLayer(with_bom, keep_special_tokens=True)
+    assert layer([text]).to_list() == [expected]
+    assert layer.vocabulary == list(load_vocab(plain))
 
 
 def test_missing_file_is_named(tmp_path):
