@@ -3,11 +3,13 @@
 Each task is a declarative `TsvTask`: which file holds each split, which
 0-based columns hold text A, text B and the label, whether a header comes
 first, and the label set (None for the STS-B regression). Malformed rows
-fail with the file and line; so do unknown labels and empty splits.
+fail with the file and line; so do unknown labels, scores that are not finite
+numbers and empty splits.
 """
 
 import csv
 import dataclasses
+import math
 import os
 
 from bert_tf.checkpoints.labels import LABELS_FILE, read_labels
@@ -84,9 +86,12 @@ class TsvTask:
     def _label_id(self, path, line, value):
         if self.is_regression:
             try:
-                return float(value)
+                score = float(value)
             except ValueError:
                 raise ValueError(f"{path}:{line}: score {value!r} is not a number") from None
+            if not math.isfinite(score):  # training would stop at a loss of nan
+                raise ValueError(f"{path}:{line}: score {value!r} is not a finite number")
+            return score
         if value not in self.labels:
             raise ValueError(f"{path}:{line}: label {value!r} is not one of "
                              f"{list(self.labels)} of task {self.name}")

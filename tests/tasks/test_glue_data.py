@@ -128,3 +128,13 @@ def test_labels_file_that_is_not_utf8_names_its_line(tmp_path):
     (tmp_path / "train.tsv").write_text("label\tsentence\nblake\tTyger Tyger.\n")
     with pytest.raises(ValueError, match=r"labels.txt:2: not UTF-8 \(.*byte 0xe9"):
         tsv_task(str(tmp_path))
+
+
+@pytest.mark.parametrize("score", ["nan", "inf", "-Infinity", "1e999"])
+def test_a_score_that_is_not_finite_is_refused(tmp_path, score):
+    header = "\t".join(f"c{i}" for i in range(7)) + "\tsentence1\tsentence2\tscore\n"
+    data_dir = _write(tmp_path, header + "\t" * 7 + "A dog.\tA cat.\t2.5\n"
+                      + "\t" * 7 + f"A man.\tA boy.\t{score}\n")
+    with pytest.raises(ValueError, match=rf"train.tsv:3: score '{score}' is not a finite "
+                                         "number"):
+        get_task("sts-b").read(data_dir, "train")
