@@ -58,12 +58,23 @@ class TsvTask:
         return self.labels is None
 
     def read(self, data_dir, split):
-        """Returns the split's `InputExample`s; labels are class ids (or floats)."""
+        """Returns the split's `InputExample`s; labels are class ids (or floats).
+
+        Raises:
+            FileNotFoundError: naming the split's file.
+            ValueError: naming the file (and line) of a bad row or label, a
+                train or dev file without a label column, or an empty split.
+        """
         if split not in self.files:
             raise ValueError(f"task {self.name} has no split {split!r} "
                              f"(it has {', '.join(self.files)})")
         path = os.path.join(data_dir, self.files[split])
-        columns = self.columns.get(split, self.columns["train"])
+        if not os.path.exists(path):  # before the layout: `tsv_task` has none for a missing file
+            raise FileNotFoundError(f"{path}: file not found")
+        columns = self.columns[split] if split in self.columns else self.columns["train"]
+        if columns.label is None and split != "test":
+            raise ValueError(f"{path}:1: the header has no `label` column; the {split} split "
+                             "needs labels (training and evaluation compare with them)")
         examples = [self._example(path, line, row, split, columns)
                     for line, row in read_tsv(path, skip_header=columns.header)]
         if not examples:

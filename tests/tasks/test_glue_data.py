@@ -138,3 +138,22 @@ def test_a_score_that_is_not_finite_is_refused(tmp_path, score):
     with pytest.raises(ValueError, match=rf"train.tsv:3: score '{score}' is not a finite "
                                          "number"):
         get_task("sts-b").read(data_dir, "train")
+
+
+def test_own_tsv_task_without_a_label_column_names_the_file(tmp_path):
+    from bert_tf.tasks.glue_data import tsv_task
+    (tmp_path / "labels.txt").write_text("austen\nblake\n")
+    (tmp_path / "train.tsv").write_text("sentence\nTyger Tyger.\n")
+    with pytest.raises(ValueError, match=r"train.tsv:1: the header has no `label` column; "
+                                         "the train split needs labels"):
+        tsv_task(str(tmp_path)).read(str(tmp_path), "train")
+
+
+def test_own_tsv_task_with_only_a_test_file(tmp_path):
+    from bert_tf.tasks.glue_data import tsv_task
+    (tmp_path / "labels.txt").write_text("austen\nblake\n")
+    (tmp_path / "test.tsv").write_text("sentence\nEmma smiled.\n")
+    task = tsv_task(str(tmp_path))
+    assert task.read(str(tmp_path), "test")[0].text_a == "Emma smiled."
+    with pytest.raises(FileNotFoundError, match="train.tsv: file not found"):
+        task.read(str(tmp_path), "train")
