@@ -4,13 +4,16 @@ Each task is a declarative `TsvTask`: which file holds each split, which
 0-based columns hold text A, text B and the label, whether a header comes
 first, and the label set (None for the STS-B regression). Malformed rows
 fail with the file and line; so do unknown labels, scores that are not finite
-numbers and empty splits.
+numbers and empty splits. Rows with more fields than the header are read as
+the original reads them, with a warning.
 """
 
 import csv
 import dataclasses
 import math
 import os
+
+from absl import logging
 
 from bert_tf.checkpoints.labels import LABELS_FILE, read_labels
 from bert_tf.errors import UsageError
@@ -60,6 +63,10 @@ class TsvTask:
     def read(self, data_dir, split):
         """Returns the split's `InputExample`s; labels are class ids (or floats).
 
+        Rows with more fields than the header (or, without one, the first
+        row) are read as the original does, their extra fields unread, with
+        one warning per file: a tab inside a text shifts the fields after it.
+
         Raises:
             FileNotFoundError: naming the split's file.
             ValueError: naming the file (and line) of a bad row or label, a
@@ -75,10 +82,23 @@ class TsvTask:
         if columns.label is None and split != "test":
             raise ValueError(f"{path}:1: the header has no `label` column; the {split} split "
                              "needs labels (training and evaluation compare with them)")
-        examples = [self._example(path, line, row, split, columns)
-                    for line, row in read_tsv(path, skip_header=columns.header)]
+        examples, wider, width = [], [], None
+        for line, row in read_tsv(path, skip_header=False):
+            if width is None:
+                width = len(row)
+                if columns.header:
+                    continue
+            if len(row) > width:
+                wider.append(line)
+            examples.append(self._example(path, line, row, split, columns))
         if not examples:
             raise ValueError(f"{path}: split {split!r} of task {self.name} has no examples")
+        if wider:
+            logging.warning(
+                "%s:%d: %d row(s), the first on this line, have more than the %d "
+                "tab-separated fields of the %s; a tab inside a text shifts the fields after "
+                "it, and those past field %d are not read", path, wider[0], len(wider), width,
+                "header" if columns.header else "first row", width)
         return examples
 
     def _example(self, path, line, row, split, columns):

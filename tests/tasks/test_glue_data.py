@@ -140,6 +140,21 @@ def test_a_score_that_is_not_finite_is_refused(tmp_path, score):
         get_task("sts-b").read(data_dir, "train")
 
 
+def test_rows_with_extra_fields_are_read_with_one_warning(tmp_path, caplog):
+    """As in the original, fields past the header's are not read; one warning says so."""
+    data_dir = _write(tmp_path, MRPC_HEADER + "1\t1\t2\tA\tB\n1\t3\t4\tC\tD\tlost\n"
+                      "0\t5\t6\tE\tF\n0\t7\t8\tG\tH\tlost\tlost\n")
+    with caplog.at_level("WARNING"):
+        examples = get_task("mrpc").read(data_dir, "train")
+    assert [(e.text_a, e.text_b) for e in examples] == [("A", "B"), ("C", "D"), ("E", "F"),
+                                                        ("G", "H")]
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1
+    assert warnings[0].startswith(f"{data_dir}/train.tsv:3: 2 row(s), the first on this "
+                                  "line, have more than the 5 tab-separated fields of the "
+                                  "header")
+
+
 def test_own_tsv_task_without_a_label_column_names_the_file(tmp_path):
     from bert_tf.tasks.glue_data import tsv_task
     (tmp_path / "labels.txt").write_text("austen\nblake\n")
