@@ -31,14 +31,18 @@ class MultipleChoiceExample:
 def read_swag(path):
     """Returns the `MultipleChoiceExample`s of a SWAG CSV file (header required).
 
-    The file is UTF-8 (a byte-order mark is dropped).
+    The file is UTF-8 (a byte-order mark is dropped). Unlike the readers of
+    the SWAG examples for BERT (HuggingFace's `run_swag`), which take an empty
+    ending as a choice of `sent2` alone, an empty ending is refused: a SWAG
+    choice is the ending of a sentence, so an empty one is a broken row (a
+    field lost on the way), not a choice the model should learn to weigh.
 
     Raises:
         FileNotFoundError: naming the file.
         ValueError: naming the file and line of bytes that are not UTF-8, a
             row the csv module cannot read (`text_files.csv_rows`), a
-            wrong header or column count or a label outside 0-3; or a file
-            without examples.
+            wrong header or column count, a label outside 0-3 or an empty
+            ending; or a file without examples.
     """
     if not os.path.exists(path):
         raise FileNotFoundError(f"{path}: file not found")
@@ -61,6 +65,10 @@ def read_swag(path):
             if row[label_column] not in {str(i) for i in range(NUM_CHOICES)}:
                 raise ValueError(f"{path}:{line}: label {row[label_column]!r} is not 0-3")
             label = int(row[label_column])
+        empty = [f"ending{i}" for i in range(NUM_CHOICES) if not field[f"ending{i}"].strip()]
+        if empty:
+            raise ValueError(f"{path}:{line}: empty {', '.join(empty)} (each of the "
+                             f"{NUM_CHOICES} choices needs its ending)")
         endings = tuple(f"{field['sent2']} {field[f'ending{i}']}".strip()
                         for i in range(NUM_CHOICES))
         examples.append(MultipleChoiceExample(

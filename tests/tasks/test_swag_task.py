@@ -91,6 +91,15 @@ def test_reader_names_the_line_after_a_field_spanning_lines(tmp_path):
         read_swag(str(tmp_path / "val.csv"))
 
 
+def test_reader_refuses_an_empty_ending(tmp_path):
+    """A choice that is `sent2` alone is a broken row, not a choice (see `read_swag`)."""
+    scenes = SCENES[:2] + [(SCENES[2][0], SCENES[2][1], ["rolls.", " ", "melts.", ""], 0)]
+    _write(tmp_path / "val.csv", scenes)
+    with pytest.raises(ValueError, match=r"val.csv:4: empty ending1, ending3 \(each of the 4 "
+                                         r"choices needs its ending\)"):
+        read_swag(str(tmp_path / "val.csv"))
+
+
 def test_each_choice_gets_its_own_sequence_score(tiny_config):
     """Distinct choices: logits[b, c] is the score of example b's choice c alone."""
     model = build_multiple_choice_model(tiny_config, num_choices=4, seq_length=8)
