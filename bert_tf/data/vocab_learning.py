@@ -33,6 +33,7 @@ from absl import logging
 from bert_tf.atomic_files import write_text
 from bert_tf.data import wordpiece_learner
 from bert_tf.data.input_files import check_text_file, expand_input_patterns
+from bert_tf.errors import UsageError
 from bert_tf.tokenization.graph_basic_tokenizer import GraphBasicTokenizer
 from bert_tf.work_progress import WorkProgress
 
@@ -70,7 +71,8 @@ def count_words(text_files, lower_case=True, batch_size=4096):
       `collections.Counter` of word (str) -> occurrences.
 
     Raises:
-      ValueError: if a pattern matches no file, or a file is not text.
+      ValueError: naming the files, if a pattern matches no file, a file is
+        not text, or the files hold no word (blank lines only).
     """
     files = expand_input_patterns(text_files)
     for path in files:
@@ -91,6 +93,8 @@ def count_words(text_files, lower_case=True, batch_size=4096):
         counts.update(dict(zip(words.numpy().tolist(), word_counts.numpy().tolist())))
         progress.advance(int(line_bytes) / 1e6)
     progress.close()
+    if not counts:
+        raise ValueError(f"{', '.join(files)}: no words to learn from (the text is blank)")
     return collections.Counter(
         {word.decode("utf-8"): count for word, count in counts.items()})
 
@@ -126,17 +130,14 @@ def learn_wordpiece_vocab(text_files, vocab_size, lower_case=True, num_unused=99
       The vocabulary as a list of tokens, id order.
 
     Raises:
-      ValueError: if a pattern matches no file, the files hold no words,
-        vocab_size leaves no room beyond the reserved entries, or min_count
-        is below 1.
+      UsageError: vocab_size leaves no room beyond the reserved entries.
+      ValueError: as `count_words` (bad input files), or min_count is below 1.
     """
     reserved = reserved_tokens(num_unused)
     if vocab_size <= len(reserved):
-        raise ValueError(f"vocab_size={vocab_size} leaves no room after the "
+        raise UsageError(f"vocab_size={vocab_size} leaves no room after the "
                          f"{len(reserved)} reserved entries")
     counts = count_words(text_files, lower_case)
-    if not counts:
-        raise ValueError(f"{text_files}: no words to learn from")
     vocab = wordpiece_learner.learn(counts, vocab_size, reserved, min_count=min_count,
                                     max_unique_chars=max_unique_chars)
     if len(vocab) > vocab_size:

@@ -48,13 +48,11 @@ def run():
         raise UsageError(f"--input_file: {error}") from None
     check_outputs_apart([FLAGS.output_file], {"input_file": files})
     prepare_folder_for(FLAGS.output_file)
-    try:
-        vocab = vocab_learning.learn_wordpiece_vocab(
-            files, FLAGS.vocab_size, lower_case=FLAGS.do_lower_case,
-            num_unused=FLAGS.num_unused, min_count=FLAGS.min_count,
-            max_unique_chars=FLAGS.max_unique_chars)
-    except ValueError as error:  # vocab_size too small, or no words in the files
-        raise UsageError(str(error)) from None
+    # Its UsageError (a --vocab_size too small) exits 2; bad input files exit 1.
+    vocab = vocab_learning.learn_wordpiece_vocab(
+        files, FLAGS.vocab_size, lower_case=FLAGS.do_lower_case,
+        num_unused=FLAGS.num_unused, min_count=FLAGS.min_count,
+        max_unique_chars=FLAGS.max_unique_chars)
     vocab_learning.write_vocab(vocab, FLAGS.output_file)
     logging.info("wrote %d tokens to %s", len(vocab), FLAGS.output_file)
 

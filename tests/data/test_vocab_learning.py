@@ -130,6 +130,33 @@ def test_a_binary_file_is_refused(tmp_path):
         vocab_learning.count_words(str(records))
 
 
+def test_bad_corpus_files_are_data_errors_not_usage_errors(tmp_path):
+    """Exit 1 naming the files (not a Python list); only flags exit 2."""
+    blank = tmp_path / "blank.txt"
+    blank.write_text("\n  \n\n")
+    other = tmp_path / "other.txt"
+    other.write_text("\n")
+    with pytest.raises(ValueError, match=f"^{blank}, {other}: no words to learn from"):
+        vocab_learning.learn_wordpiece_vocab([str(blank), str(other)], 1000)
+    result = run_script("learn_vocab.py", f"--input_file={blank}",
+                        f"--output_file={tmp_path}/vocab.txt")
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[-1] == (f"learn_vocab: error: {blank}: no words to "
+                                              "learn from (the text is blank)")
+    binary = tmp_path / "corpus.bin"
+    binary.write_bytes(b"\x00\x01\x02" * 100)
+    result = run_script("learn_vocab.py", f"--input_file={binary}",
+                        f"--output_file={tmp_path}/vocab.txt")
+    assert result.returncode == 1
+    assert f"learn_vocab: error: {binary}: not a text file" in result.stderr
+    corpus = shared_path("corpus", "sample_text.txt")
+    result = run_script("learn_vocab.py", f"--input_file={corpus}",
+                        f"--output_file={tmp_path}/vocab.txt", "--vocab_size=104")
+    assert result.returncode == 2
+    assert "learn_vocab: error: vocab_size=104 leaves no room" in result.stderr
+    assert not (tmp_path / "vocab.txt").exists()
+
+
 def test_counting_reports_the_megabytes_it_read(tmp_path, caplog):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("Grüße aus Köln.\nZürich 東京\n" * 40000, encoding="utf-8")
