@@ -191,8 +191,12 @@ class BertConfig:
         """
         if not os.path.isfile(path):
             raise ConfigError(f"{path}: config file not found")
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except UnicodeDecodeError as e:
+            raise ConfigError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start}); is it "
+                              "a JSON config?") from None
         try:
             values = json.loads(text)
         except json.JSONDecodeError as e:

@@ -16,7 +16,8 @@ from safetensors import SafetensorError, safe_open
 
 from bert_tf.checkpoints.name_map import tf1_variable_map
 from bert_tf.checkpoints.tf1 import (CheckpointError, LoadReport, assign_weights,
-                                     check_compatible, warn_unused_layers)
+                                     check_compatible, check_float_weights,
+                                     warn_unused_layers)
 
 SAFETENSORS_NAME = "model.safetensors"
 # Buffers that some exports store beside the weights.
@@ -116,6 +117,8 @@ def _load(refs, filename):
         shapes = {name: (s[::-1] if refs[name].is_kernel != refs[name].transposed else s)
                   for name, s in shapes.items()}
         check_compatible(refs, shapes, filename)
+        check_float_weights({name: tensors.get_slice(key).get_dtype()
+                             for name, key in to_file.items()}, filename)
         restored = sorted(to_file)
         assign_weights(refs, original_layout, restored)
     report = LoadReport(

@@ -12,17 +12,28 @@ import tensorflow as tf
 
 from bert_tf.checkpoints.huggingface import (SAFETENSORS_NAME, load_hf_safetensors,
                                              resolve_safetensors)
-from bert_tf.checkpoints.tf1 import (CheckpointError, load_tf1_checkpoint,
-                                     resolve_checkpoint_prefix)
+from bert_tf.checkpoints.tf1 import (CHECKPOINT_BASENAME, CheckpointError,
+                                     load_tf1_checkpoint, resolve_checkpoint_prefix)
 from bert_tf.config import BertConfig
 
 
 def is_huggingface(path):
-    """True for a `.safetensors` file or a folder with `model.safetensors` (or only a .bin)."""
-    if os.path.isdir(path):
-        return any(os.path.exists(os.path.join(path, name))
-                   for name in (SAFETENSORS_NAME, "pytorch_model.bin"))
-    return path.endswith(".safetensors")
+    """True for a `.safetensors` file or a folder with `model.safetensors` (or only a .bin).
+
+    Raises:
+        CheckpointError: a folder holding both an original checkpoint and
+            HuggingFace weights, which may differ: the path must say which.
+    """
+    if not os.path.isdir(path):
+        return path.endswith(".safetensors")
+    huggingface = [name for name in (SAFETENSORS_NAME, "pytorch_model.bin")
+                   if os.path.exists(os.path.join(path, name))]
+    if huggingface and os.path.exists(os.path.join(path, CHECKPOINT_BASENAME + ".index")):
+        raise CheckpointError(
+            f"{path}: holds both {CHECKPOINT_BASENAME} and {huggingface[0]}; name the one to "
+            f"use ({os.path.join(path, CHECKPOINT_BASENAME)} or "
+            f"{os.path.join(path, huggingface[0])})")
+    return bool(huggingface)
 
 
 def checkpoint_folder(path):
@@ -77,11 +88,13 @@ def config_beside(path):
         raise CheckpointError(f"{path}: not found")
     folder = checkpoint_folder(path) or "."
     original = os.path.join(folder, "bert_config.json")
+    huggingface = os.path.join(folder, "config.json")
+    # HuggingFace weights read with their own config where a folder holds both kinds.
+    if os.path.exists(huggingface) and ("://" not in path and is_huggingface(path)
+                                        or not os.path.exists(original)):
+        return BertConfig.from_json_file(huggingface, huggingface=True)
     if os.path.exists(original):
         return BertConfig.from_json_file(original)
-    huggingface = os.path.join(folder, "config.json")
-    if os.path.exists(huggingface):
-        return BertConfig.from_json_file(huggingface, huggingface=True)
     raise CheckpointError(f"{folder}: neither bert_config.json nor config.json found; "
                           "pass --bert_config_file")
 

@@ -156,6 +156,26 @@ def check_compatible(refs, shapes, source):
                           f"{'; '.join(problems[:_SHOWN_PROBLEMS])}{more}")
 
 
+# Float dtypes as TensorFlow and safetensors name them.
+_FLOAT_TYPES = {"float16", "bfloat16", "float32", "float64", "F16", "BF16", "F32", "F64"}
+
+
+def check_float_weights(dtypes, source):
+    """Refuses weights stored as anything but floating point (assigning would cast them).
+
+    Args:
+        dtypes: `{original name: dtype name}` of the weights to restore, e.g.
+            "float32", "bfloat16", or safetensors' "F16", "I32".
+        source: the file, named in the message.
+    """
+    others = {name: dtype for name, dtype in sorted(dtypes.items())
+              if dtype not in _FLOAT_TYPES}
+    if others:
+        name, dtype = next(iter(others.items()))
+        raise CheckpointError(f"{source}: {len(others)} weights are not floating point, "
+                              f"e.g. {name}: {dtype}; is it a model checkpoint?")
+
+
 def assign_weights(refs, read_tensor, names):
     """Assigns `read_tensor(name)` (original layout) to each named variable."""
     for name in names:
@@ -193,6 +213,8 @@ def load_tf1_checkpoint(model, path):
     refs = tf1_variable_map(model)
     check_compatible(refs, shapes, prefix)
     restored = sorted(set(refs) & set(shapes))
+    dtypes = reader.get_variable_to_dtype_map()
+    check_float_weights({name: dtypes[name].name for name in restored}, prefix)
 
     def read_tensor(name):
         try:

@@ -22,14 +22,16 @@ from absl import flags
 
 from bert_tf import serving
 from bert_tf.checkpoints import CHECKPOINT_BASENAME, checkpoint_folder
+from bert_tf.checkpoints.huggingface import SAFETENSORS_NAME
 from bert_tf.checkpoints.labels import LABELS_FILE
 from bert_tf.errors import UsageError
 from bert_tf.scripts import cli
 from bert_tf.scripts.trained_settings import settings
 
 CACHE_NAME = "saved_model"
-# What the export depends on in a run_classifier.py output folder.
-_SOURCE_FILES = (CHECKPOINT_BASENAME + ".index", "bert_config.json", "vocab.txt", LABELS_FILE)
+# What the export depends on in a run_classifier.py output folder (or a HuggingFace one).
+_SOURCE_FILES = (CHECKPOINT_BASENAME + ".index", "bert_config.json", SAFETENSORS_NAME,
+                 "config.json", "vocab.txt", LABELS_FILE)
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("model_dir", None, "Folder written by run_classifier.py --do_train.")

@@ -48,6 +48,8 @@ def reader_from_flags():
     if not FLAGS.task_name:
         raise UsageError("--task_name (or --tfds_name) is required")
     if FLAGS.task_name.lower() == "xnli":
+        if not FLAGS.xnli_language.strip():
+            raise UsageError("--xnli_language is empty; give a language code such as zh")
         return XnliTask(FLAGS.xnli_language)
     if FLAGS.task_name.lower() == "tsv":
         return tsv_task(FLAGS.data_dir)

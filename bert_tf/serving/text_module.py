@@ -97,8 +97,10 @@ class TextServingModule(tf.Module):
                              f"max_position_embeddings {config.max_position_embeddings}")
         self.tokens = tuple(vocabulary_list(vocabulary))
         if len(self.tokens) > config.vocab_size:
-            raise ValueError(f"the vocabulary has {len(self.tokens)} tokens, more than the "
-                             f"model's vocab_size {config.vocab_size}: is it the right one?")
+            named = f"{vocabulary}: " if isinstance(vocabulary, (str, os.PathLike)) else ""
+            raise ValueError(f"{named}the vocabulary has {len(self.tokens)} tokens, more than "
+                             f"the model's vocab_size {config.vocab_size}: is it the right "
+                             "one?")
         vocab_path = os.path.join(asset_dir, VOCAB_ASSET_NAME)
         with open(vocab_path, "w", encoding="utf-8") as f:
             f.write("".join(token + "\n" for token in self.tokens))

@@ -9,7 +9,9 @@ import tensorflow as tf
 from safetensors.numpy import save_file
 
 from bert_tf.checkpoints import (CheckpointError, config_beside, export_original,
-                                 load_hf_safetensors, load_tf1_checkpoint)
+                                 load_hf_safetensors, load_tf1_checkpoint, restore,
+                                 tf1_variable_map)
+from bert_tf.checkpoints.huggingface import hf_name
 from bert_tf.config import BertConfig, ConfigError
 from bert_tf.modeling import BertEncoder
 from bert_tf.tasks.model_files import resolve_model_files
@@ -83,3 +85,55 @@ def test_layers_left_out_and_other_architectures_are_warned_about(tmp_path, tiny
     with caplog.at_level("WARNING"):
         resolve_model_files(str(other_heads), None, str(folder), needs_vocab=False)
     assert "num_attention_heads=2 (beside it: 4)" in caplog.text
+
+
+def _write_safetensors(encoder, path, dtype):
+    """`encoder`'s weights in HuggingFace's names and layout, as `dtype`."""
+    tensors = {}
+    for name, ref in tf1_variable_map(encoder).items():
+        shape = ref.original_shape[::-1] if ref.is_kernel != ref.transposed else ref.original_shape
+        tensors[hf_name(name)] = np.ones(shape, dtype)
+    save_file(tensors, str(path))
+
+
+def test_weights_that_are_not_floating_point_are_refused(tmp_path, tiny_config):
+    """Assigning integers would cast them: a model of wrong weights, and no error."""
+    encoder = BertEncoder(tiny_config)
+    _write_safetensors(encoder, tmp_path / "model.safetensors", "float16")
+    load_hf_safetensors(encoder, str(tmp_path / "model.safetensors"))  # converts exactly
+    _write_safetensors(encoder, tmp_path / "model.safetensors", "int32")
+    with pytest.raises(CheckpointError, match=r"model.safetensors: \d+ weights are not floating "
+                                              r"point, e.g. bert/.*: I32; is it a model"):
+        load_hf_safetensors(encoder, str(tmp_path / "model.safetensors"))
+    prefix = str(tmp_path / "ints" / "bert_model.ckpt")
+    names = list(tf1_variable_map(encoder))
+    tf.io.gfile.makedirs(str(tmp_path / "ints"))
+    tf.raw_ops.SaveV2(prefix=prefix, tensor_names=names, shape_and_slices=[""] * len(names),
+                      tensors=[np.ones(ref.original_shape, "int32")
+                               for ref in tf1_variable_map(encoder).values()])
+    with pytest.raises(CheckpointError, match=r"bert_model.ckpt: \d+ weights are not floating "
+                                              r"point, e.g. bert/.*: int32"):
+        load_tf1_checkpoint(encoder, prefix)
+
+
+def test_a_folder_with_both_formats_must_be_named_more_precisely(tmp_path, tiny_config):
+    folder = tmp_path / "both"
+    encoder = BertEncoder(tiny_config)
+    export_original(encoder, tiny_config, None, str(folder))
+    _write_safetensors(encoder, folder / "model.safetensors", "float32")
+    hf_config = {**tiny_config.to_dict(), "model_type": "bert", "hidden_act": "gelu"}
+    (folder / "config.json").write_text(json.dumps(hf_config))
+    with pytest.raises(CheckpointError, match=r"both: holds both bert_model.ckpt and "
+                                              r"model.safetensors; name the one to use"):
+        restore(BertEncoder(tiny_config), str(folder))
+    # Named: each file with its own config.
+    restore(BertEncoder(tiny_config), str(folder / "model.safetensors"))
+    assert config_beside(str(folder / "model.safetensors")).hidden_act == "gelu_exact"
+    assert config_beside(str(folder / "bert_model.ckpt")).hidden_act == tiny_config.hidden_act
+
+
+def test_a_config_that_is_not_utf8_is_named(tmp_path):
+    path = tmp_path / "bert_config.json"
+    path.write_bytes(b"\xff\xfe{}")
+    with pytest.raises(ConfigError, match=r"bert_config.json: not UTF-8 text"):
+        BertConfig.from_json_file(str(path))
