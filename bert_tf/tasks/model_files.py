@@ -24,6 +24,9 @@ from bert_tf.tokenization.vocab import load_vocab, validate_case_matches_checkpo
 
 # [CLS] + one token + [SEP]: the shortest sequence any task can pack.
 MIN_SEQ_LENGTH = 3
+# Embedding rows a model may have past its vocabulary (tables padded to a multiple
+# of 8 or 128 for speed); a vocabulary shorter by more is likely the wrong one.
+PADDING_ROWS = 128
 
 
 @dataclasses.dataclass(frozen=True)
@@ -120,6 +123,10 @@ def resolve_model_files(bert_config_file=None, vocab_file=None, init_checkpoint=
             f"--vocab_file={vocab_file} has {vocab_size} tokens but the model's embedding table "
             f"has vocab_size={config.vocab_size} rows ({bert_config_file or 'bert_config.json'});"
             " give the vocabulary the model was trained with")
+    if vocab_size + PADDING_ROWS < config.vocab_size:
+        logging.warning("--vocab_file=%s has %d tokens, %d fewer than the model's vocab_size=%d "
+                        "rows: is it the vocabulary the model was trained with?", vocab_file,
+                        vocab_size, config.vocab_size - vocab_size, config.vocab_size)
     if beside and not filecmp.cmp(vocab_file, beside, shallow=False):
         logging.warning("--vocab_file=%s differs from %s stored beside --init_checkpoint; the "
                         "ids will not mean what the model learned unless that is intended",

@@ -188,6 +188,19 @@ def test_vocab_larger_than_the_embedding_table_is_refused(tmp_path):
         resolve_model_files(config, str(shared_path("vocab", "bert-base-uncased-vocab.txt")))
 
 
+def test_vocab_far_smaller_than_the_embedding_table_is_warned_about(tmp_path, caplog):
+    from bert_tf.tasks.model_files import resolve_model_files
+    from tests_shared import shared_path, write_tiny_bert_config
+    lines = shared_path("vocab", "bert-base-uncased-vocab.txt").read_text().splitlines()
+    for tokens, warned in ((30522 - 128, False), (1000, True)):
+        vocab = tmp_path / f"vocab{tokens}.txt"
+        vocab.write_text("\n".join(lines[:tokens]) + "\n")
+        caplog.clear()
+        resolve_model_files(write_tiny_bert_config(tmp_path / "c.json"), str(vocab))
+        assert ("has 1000 tokens, 29522 fewer than the model's vocab_size=30522 rows"
+                in caplog.text) == warned
+
+
 def test_cross_entropy_matches_numpy():
     logits = np.array([[2.0, -1.0, 0.5], [0.1, 0.2, 0.3]], "float32")
     labels = np.array([2, 0])
