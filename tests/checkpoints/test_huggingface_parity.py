@@ -77,7 +77,7 @@ def test_refuses_pickled_weights(tmp_path, tiny_config):
 def test_shape_mismatch_lists_names(minilm_dir, tiny_config, caplog):
     from bert_tf.checkpoints import CheckpointError, restore
     from bert_tf.modeling import BertEncoder
-    with caplog.at_level("INFO"), pytest.raises(CheckpointError) as error:
+    with caplog.at_level("INFO", logger="absl"), pytest.raises(CheckpointError) as error:
         restore(BertEncoder(tiny_config), str(minilm_dir))
     message = str(error.value)
     assert ("model.safetensors: checkpoint does not fit the model (vocab_size: checkpoint "

@@ -143,7 +143,7 @@ def test_checkpoint_of_another_size_names_file_and_variables(tiny_config, tmp_pa
     prefix = save_tf1_checkpoint(BertEncoder(tiny_config), str(tmp_path / "bert_model.ckpt"))
     bigger = BertEncoder(BertConfig(**{**tiny_config.to_dict(), "vocab_size": 120,
                                        "num_hidden_layers": 3}))
-    with caplog.at_level("INFO"), pytest.raises(CheckpointError) as error:
+    with caplog.at_level("INFO", logger="absl"), pytest.raises(CheckpointError) as error:
         load_tf1_checkpoint(bigger, prefix)
     message = str(error.value)
     # One line: the file, the config sizes that differ, a count and the first few.
