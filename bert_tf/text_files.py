@@ -2,7 +2,9 @@
 
 Every reader of a text file a user gives (GLUE and own TSV files,
 `labels.txt`, SWAG's CSV, CoNLL, `vocab.txt`, extract_features' input) goes
-through `utf8_lines`, so they agree on what the file's text is:
+through `utf8_lines`, so they agree on what the file's text is (pretraining
+corpora split their lines with `byte_lines` too, but drop undecodable bytes
+with a warning, as the original's data tool goes on):
 
 * UTF-8; a byte-order mark at the start is dropped (Windows editors write
   one), instead of gluing itself to the first field, label or token;
@@ -12,18 +14,19 @@ through `utf8_lines`, so they agree on what the file's text is:
 * bytes that are not UTF-8 fail with the file and line, not with a byte
   offset into some read buffer.
 
-Files are read through `tf.io.gfile`, so URLs (`gs://...`) work too.
+Files are read through `tf.io.gfile` (a URL reads where its caller accepts
+one); a folder or an unreadable file is an `OSError` naming it.
 """
 
 import csv
-import sys
 
 import tensorflow as tf
 
 # Bytes read at a time (`tf.io.gfile` reads URLs, too, but its lines lose their "\r").
 _CHUNK_BYTES = 1 << 20
-# GLUE texts (and SWAG's) may be longer than the csv module's default 128 KiB field limit.
-csv.field_size_limit(sys.maxsize)
+# GLUE texts (and SWAG's) may be longer than the csv module's default 128 KiB field
+# limit; this is the largest a C long holds on every platform.
+_CSV_FIELD_LIMIT = 2**31 - 1
 
 
 class NotUtf8Error(ValueError):
@@ -48,7 +51,7 @@ def utf8_lines(path):
     Traceback (most recent call last):
     bert_tf.text_files.NotUtf8Error: .../labels.txt:3: not UTF-8 ('utf-8' codec can't decode byte 0xe9 in position 3: invalid continuation byte); save the file as UTF-8
     """
-    for number, raw in enumerate(_byte_lines(path), start=1):
+    for number, raw in enumerate(byte_lines(path), start=1):
         try:
             yield raw.decode("utf-8-sig" if number == 1 else "utf-8")
         except UnicodeDecodeError as error:
@@ -56,16 +59,30 @@ def utf8_lines(path):
                                "as UTF-8") from None
 
 
-def _byte_lines(path):
-    """Yields the lines of a file as bytes, each with its "\\n" (the last may lack one)."""
-    rest = b""
-    with tf.io.gfile.GFile(path, "rb") as f:
-        while chunk := f.read(_CHUNK_BYTES):
-            *lines, rest = (rest + chunk).split(b"\n")
-            for line in lines:
-                yield line + b"\n"
-    if rest:
-        yield rest
+def byte_lines(path):
+    """Yields the lines of a file as bytes, each with its "\\n" (the last may lack one).
+
+    A line longer than a read is gathered in pieces, so its cost stays
+    linear in its length.
+
+    Raises:
+        OSError: naming the file, where it cannot be read (a folder, say).
+    """
+    unfinished = []  # the pieces of a line that no read has ended yet
+    try:
+        with tf.io.gfile.GFile(path, "rb") as f:
+            while chunk := f.read(_CHUNK_BYTES):
+                *lines, rest = chunk.split(b"\n")
+                if lines:
+                    lines[0] = b"".join(unfinished) + lines[0]
+                    unfinished = []
+                    for line in lines:
+                        yield line + b"\n"
+                unfinished.append(rest)
+    except tf.errors.OpError as error:
+        raise OSError(f"{path}: cannot be read ({error.message})") from None
+    if any(unfinished):
+        yield b"".join(unfinished)
 
 
 def csv_rows(path, **options):
@@ -92,6 +109,8 @@ def csv_rows(path, **options):
     Traceback (most recent call last):
     ValueError: .../train.tsv:2: a carriage return (\\r) inside a field; rows end only at a line feed (\\n), so remove the \\r or quote the field
     """
+    if csv.field_size_limit() < _CSV_FIELD_LIMIT:
+        csv.field_size_limit(_CSV_FIELD_LIMIT)
     reader = csv.reader(utf8_lines(path), **options)
     first_line = 1
     try:

@@ -20,13 +20,12 @@ and warns, naming file and line, about a sentence too long for one example.
 import collections
 from typing import Callable, Iterable, Iterator, List, NamedTuple, Tuple
 
-import tensorflow as tf
 from absl import logging
 
 from bert_tf.data.pretraining_instances import Document
+from bert_tf.text_files import byte_lines
 from bert_tf.work_progress import WorkProgress
 
-_READ_CHUNK = 1 << 24
 _MAX_WARNINGS_PER_FILE = 5
 
 
@@ -62,17 +61,8 @@ def read_lines(path: str) -> Iterator[str]:
                                 path, line_number, error.reason)
             return raw.decode("utf-8", "ignore").strip()
 
-    line_number = 0
-    rest = b""
-    with tf.io.gfile.GFile(path, "rb") as reader:
-        while chunk := reader.read(_READ_CHUNK):
-            lines = (rest + chunk).split(b"\n")
-            rest = lines.pop()
-            for raw in lines:
-                line_number += 1
-                yield decode(raw, line_number)
-    if rest:
-        yield decode(rest, line_number + 1)
+    for line_number, raw in enumerate(byte_lines(path), start=1):
+        yield decode(raw, line_number)
     if undecodable > _MAX_WARNINGS_PER_FILE:
         logging.warning("%s: %d lines had undecodable UTF-8 bytes", path, undecodable)
 

@@ -94,7 +94,8 @@ def count_words(text_files, lower_case=True, batch_size=4096):
         progress.advance(int(line_bytes) / 1e6)
     progress.close()
     if not counts:
-        raise ValueError(f"{', '.join(files)}: no words to learn from (the text is blank)")
+        named = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+        raise ValueError(f"{named}: no words to learn from (the text is blank)")
     return collections.Counter(
         {word.decode("utf-8"): count for word, count in counts.items()})
 

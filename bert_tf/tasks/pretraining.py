@@ -12,8 +12,7 @@ an original release folder.
 
 from bert_tf.checkpoints import export_original
 from bert_tf.data import readers
-from bert_tf.data.documents import read_documents
-from bert_tf.data.input_files import check_text_file, expand_input_patterns
+from bert_tf.data.input_files import expand_input_patterns
 from bert_tf.data.record_files import count_framed_records
 from bert_tf.errors import UsageError
 from bert_tf.modeling.pretrainer import BertPretrainer
@@ -22,14 +21,6 @@ from bert_tf.tasks.pretraining_objective import pretraining_objective
 from bert_tf.tasks.task import Task
 
 _INPUT_FLAGS = {"train": "input_file", "dev": "eval_input_file"}
-
-
-def _check_some_text(flag, files):
-    """Fails unless the text files hold a document (training repeats them forever)."""
-    for path in files:
-        check_text_file(path)
-    if next(read_documents(files), None) is None:
-        raise ValueError(f"--{flag}: {', '.join(files)}: no text, only blank lines")
 
 
 class PretrainingTask(Task):
@@ -92,16 +83,17 @@ class PretrainingTask(Task):
             files = expand_input_patterns(self.inputs[split])
         except ValueError as error:
             raise UsageError(f"--{flag}: {error}") from None
-        if self.dynamic_masking is not None:
-            _check_some_text(flag, files)
-            return files
-        records = 0
-        for path in files:
-            records += count_framed_records(path) if "://" not in path else 1
-            readers.check_record_lengths(path, self.max_seq_length,
-                                         self.max_predictions_per_seq)
-        if not records:  # training repeats its input: it would wait forever
-            raise ValueError(f"--{flag}: {', '.join(files)}: no records")
+        if self.dynamic_masking is None:
+            for path in files:
+                if "://" not in path:
+                    count_framed_records(path)
+                readers.check_record_lengths(path, self.max_seq_length,
+                                             self.max_predictions_per_seq)
+        # Training repeats its input: from one without an example it would wait forever.
+        if next(iter(self.dataset(files, 1, is_training=False)), None) is None:
+            nothing = ("no sentence pair (blank, or no text the vocabulary tokenizes)"
+                       if self.dynamic_masking is not None else "no records")
+            raise ValueError(f"--{flag}: {', '.join(files)}: {nothing}")
         return files
 
     def train_steps(self, train_examples, options):

@@ -138,6 +138,9 @@ def test_bad_corpus_files_are_data_errors_not_usage_errors(tmp_path):
     other.write_text("\n")
     with pytest.raises(ValueError, match=f"^{blank}, {other}: no words to learn from"):
         vocab_learning.learn_wordpiece_vocab([str(blank), str(other)], 1000)
+    many = [str(blank)] * 2 + [str(other)] * 3  # a glob of thousands: the first three named
+    with pytest.raises(ValueError, match=f"^{blank}, {blank}, {other} and 2 more: no words"):
+        vocab_learning.count_words(many)
     result = run_script("learn_vocab.py", f"--input_file={blank}",
                         f"--output_file={tmp_path}/vocab.txt")
     assert result.returncode == 1

@@ -104,6 +104,13 @@ def test_usage_errors_exit_2_with_one_line(tmp_path, flag, message):
     assert message in result.stderr and "Traceback" not in result.stderr
 
 
+def test_an_empty_xnli_language_is_a_usage_error(tmp_path):
+    result = _classifier(tmp_path, "--task_name=XNLI", "--xnli_language= ", "--data_dir=unused",
+                         "--do_train")
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert "--xnli_language is empty" in result.stderr and "Traceback" not in result.stderr
+
+
 def test_tensorflow_start_up_noise_is_hidden_by_default(tmp_path):
     """Without TF_CPP_MIN_LOG_LEVEL set, a runner's stderr holds its own words only."""
     environment = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}

@@ -116,7 +116,8 @@ def test_bad_arguments(classifier_folder, tmp_path):
     long_vocab = tmp_path / "long_vocab.txt"
     tokens = [f"[unused{i}]" for i in range(30522)] + ["[UNK]", "[CLS]", "[SEP]"]
     long_vocab.write_text("".join(f"{token}\n" for token in tokens))
-    with pytest.raises(ValueError, match="has 30525 tokens, more than the model's vocab_size"):
+    with pytest.raises(ValueError, match=f"{long_vocab}: the vocabulary has 30525 tokens, "
+                                         "more than the model's vocab_size"):
         serving.export("encoder", classifier_folder[0], tmp_path / "out",
                        vocab_file=str(long_vocab), max_seq_length=16)
     with pytest.raises(ValueError, match="max_seq_length=65 exceeds"):

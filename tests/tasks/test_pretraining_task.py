@@ -61,10 +61,13 @@ def test_inputs_without_a_record_or_a_document_are_named(tmp_path):
         _task(str(empty)).read_split("train")
     golden = shared_path("golden", "sample_text_seed12345_dupe10.tfrecord")
     assert len(_task(f"{empty},{golden}").read_split("train")) == 2
-    blank = tmp_path / "blank.txt"
-    blank.write_text("\n  \n\n")
     dynamic = PretrainingDataOptions(max_seq_length=128)
-    with pytest.raises(ValueError, match=r"--input_file: .*blank.txt: no text, only blank"):
-        _task(str(blank), dynamic_masking=dynamic).read_split("train")
+    # Blank lines; one-token documents; text that tokenizes to nothing: no pair.
+    for name, text in (("blank", "\n  \n\n"), ("short", "a\n\nb\n"),
+                       ("controls", "\u200b\n\x07\n")):
+        (tmp_path / f"{name}.txt").write_text(text)
+        with pytest.raises(ValueError, match=rf"--input_file: .*{name}.txt: no sentence pair"):
+            _task(str(tmp_path / f"{name}.txt"), dynamic_masking=dynamic).read_split("train")
     corpus = shared_path("corpus", "sample_text.txt")
+    blank = tmp_path / "blank.txt"
     assert len(_task(f"{blank},{corpus}", dynamic_masking=dynamic).read_split("train")) == 2
