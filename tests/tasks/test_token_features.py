@@ -87,8 +87,9 @@ def test_cache_is_reused_only_for_the_same_inputs(uncased_vocab_file, tmp_path):
     # Other weights at the same path: recomputed with the second encoder.
     save_tf1_checkpoint(encoders[1], checkpoint)
     other_key = token_features.fingerprint(checkpoint, "last", columns)
+    second_function = token_features.feature_function(second)
     recomputed = np.array(token_features.cached_features(
-        path, lambda: token_features.feature_function(second), columns, 5, other_key))
+        path, lambda: second_function, columns, 5, other_key))
     assert not np.allclose(recomputed, computed)
     mask = columns["input_mask"].astype(bool)
     np.testing.assert_allclose(recomputed, np.asarray(second(
@@ -101,8 +102,8 @@ def test_cache_is_reused_only_for_the_same_inputs(uncased_vocab_file, tmp_path):
         os.remove(damaged)  # a new file: the maps read above keep the old one
         with open(damaged, "wb") as f:
             f.write(content)
-        again = token_features.cached_features(
-            path, lambda: token_features.feature_function(second), columns, 5, other_key)
+        again = token_features.cached_features(path, lambda: second_function, columns, 5,
+                                               other_key)
         np.testing.assert_array_equal(again, recomputed)
     with pytest.raises(ValueError, match="--feature_layers='middle'"):
         token_features.feature_extractor(_tiny_encoder(1), "middle")
