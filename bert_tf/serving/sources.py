@@ -101,7 +101,18 @@ def pretrainer_from(source):
 
 def classifier_from(source):
     """Encoder + classification head (`output_weights`/`output_bias`), restored."""
-    return restored(build_classifier(source.config, len(source.labels)), source, "output_")
+    return _labeled_head_from(build_classifier, source)
+
+
+def _labeled_head_from(build, source):
+    """`build(config, labels)` restored; a checkpoint that does not fit names the labels
+    too, since their count decides the head's size (a `labels.txt` of another run)."""
+    try:
+        return restored(build(source.config, len(source.labels)), source, "output_")
+    except CheckpointError as error:
+        raise CheckpointError(f"{error} (the head has one output per label: "
+                              f"{len(source.labels)} labels given, from {LABELS_FILE} or "
+                              "the labels argument)") from None
 
 
 def choice_scorer_from(source):
@@ -111,8 +122,7 @@ def choice_scorer_from(source):
 
 def token_classifier_from(source):
     """Encoder + the same head on every token (`run_ner.py --mode=fine_tune`), restored."""
-    return restored(build_token_classifier(source.config, len(source.labels)), source,
-                    "output_")
+    return _labeled_head_from(build_token_classifier, source)
 
 
 def span_model_from(source):

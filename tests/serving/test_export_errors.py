@@ -24,6 +24,16 @@ def test_a_classifier_folder_without_labels(classifier_folder, tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_labels_of_another_count_than_the_head_are_named(classifier_folder, tmp_path):
+    folder = _copy(classifier_folder[0], tmp_path)
+    labels = (folder / "labels.txt").read_text().split()
+    (folder / "labels.txt").write_text("".join(f"{label}\n" for label in labels + ["extra"]))
+    with pytest.raises(CheckpointError, match=rf"output_bias: checkpoint \({len(labels)},\), "
+                                              rf".*one output per label: {len(labels) + 1} "
+                                              r"labels given, from labels.txt"):
+        serving.export("classifier", folder, tmp_path / "out")
+
+
 def test_a_folder_with_only_a_training_checkpoint(classifier_folder, tmp_path):
     folder = _copy(classifier_folder[0], tmp_path, "bert_model.ckpt*")
     tf.train.CheckpointManager(tf.train.Checkpoint(model=classifier_folder[1]), str(folder),
