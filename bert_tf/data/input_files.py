@@ -142,20 +142,21 @@ def check_outputs_apart(output_files: Sequence[str],
       ...
       bert_tf.errors.UsageError: output_file ... is a directory; name a file there
     """
-    written = {}
+    written = {}  # file identity -> the output spelling it
     for output in output_files:
         if os.path.isdir(output):
             raise UsageError(f"{output_flag} {output} is a directory; name a file there")
-        first = written.setdefault(file_identity(output), output)
-        if first != output or output_files.count(output) > 1:
-            raise UsageError(f"{output_flag} names one file twice ({first}, {output}); "
-                             "each output needs a file of its own")
+        identity = file_identity(output)
+        if identity in written:
+            raise UsageError(f"{output_flag} names one file twice ({written[identity]}, "
+                             f"{output}); each output needs a file of its own")
+        written[identity] = output
     read = {}
     for flag, paths in read_files.items():
         for path in paths:
             read.setdefault(file_identity(path), (flag, path))
-    for output in output_files:
-        if file_identity(output) in read:
-            flag, path = read[file_identity(output)]
+    for identity, output in written.items():
+        if identity in read:
+            flag, path = read[identity]
             raise UsageError(f"{output_flag} {output} is the {flag} {path}: refusing to "
                              "write over a file the run reads")
