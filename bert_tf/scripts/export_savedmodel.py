@@ -26,7 +26,6 @@ from absl import flags, logging
 from bert_tf import serving
 from bert_tf.scripts import cli
 from bert_tf.scripts.trained_settings import settings
-from bert_tf.tasks.squad import SquadOptions
 
 FLAGS = flags.FLAGS
 SPAN_FLAGS = ("doc_stride", "max_query_length", "n_best_size", "max_answer_length",
@@ -44,16 +43,17 @@ flags.DEFINE_integer("max_seq_length", 128, "Length texts are packed and truncat
 flags.DEFINE_bool("do_lower_case", None, "Lower-case the input (default: as trained, else "
                   "the vocabulary's casing).")
 flags.DEFINE_integer("top_k", 5, "Tokens returned for each [MASK] (masked_lm).")
-flags.DEFINE_integer("doc_stride", SquadOptions.doc_stride,
+flags.DEFINE_integer("doc_stride", serving.SpanOptions.doc_stride,
                      "span_qa: pieces between context window starts.")
-flags.DEFINE_integer("max_query_length", SquadOptions.max_query_length,
+flags.DEFINE_integer("max_query_length", serving.SpanOptions.max_query_length,
                      "span_qa: question pieces kept.")
-flags.DEFINE_integer("n_best_size", SquadOptions.n_best_size,
+flags.DEFINE_integer("n_best_size", serving.SpanOptions.n_best_size,
                      "span_qa: best starts and ends paired per window.")
-flags.DEFINE_integer("max_answer_length", SquadOptions.max_answer_length,
+flags.DEFINE_integer("max_answer_length", serving.SpanOptions.max_answer_length,
                      "span_qa: longest answer, in pieces.")
-flags.DEFINE_bool("version_2_with_negative", False, "span_qa: SQuAD 2.0 null answers.")
-flags.DEFINE_float("null_score_diff_threshold", 0.0,
+flags.DEFINE_bool("version_2_with_negative", serving.SpanOptions.version_2_with_negative,
+                  "span_qa: SQuAD 2.0 null answers.")
+flags.DEFINE_float("null_score_diff_threshold", serving.SpanOptions.null_score_diff_threshold,
                    "span_qa: answer nothing when the null score beats the best span by more.")
 flags.DEFINE_bool("jit_compile", False, "XLA-compile the model inside the export: faster calls "
                   "once each batch size and 16-token length bucket has compiled (about a "

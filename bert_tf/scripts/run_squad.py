@@ -39,12 +39,13 @@ flags.DEFINE_integer("n_best_size", SquadOptions.n_best_size, "The number of n-b
 flags.DEFINE_integer("max_answer_length", SquadOptions.max_answer_length, "The maximum length "
                      "of an answer that can be generated (start and end are predicted "
                      "independently).", lower_bound=1)
-flags.DEFINE_bool("verbose_logging", False, "Log every warning of the answer alignment "
-                  "(a number of them are expected for a normal SQuAD evaluation).")
-flags.DEFINE_bool("version_2_with_negative", False, "The SQuAD examples include questions "
-                  "without an answer (SQuAD 2.0).")
-flags.DEFINE_float("null_score_diff_threshold", 0.0, "If null_score - best_non_null is "
-                   "greater than the threshold predict null.")
+flags.DEFINE_bool("verbose_logging", SquadOptions.verbose_logging, "Log every warning of the "
+                  "answer alignment (a number of them are expected for a normal SQuAD "
+                  "evaluation).")
+flags.DEFINE_bool("version_2_with_negative", SquadOptions.version_2_with_negative, "The SQuAD "
+                  "examples include questions without an answer (SQuAD 2.0).")
+flags.DEFINE_float("null_score_diff_threshold", SquadOptions.null_score_diff_threshold,
+                   "If null_score - best_non_null is greater than the threshold predict null.")
 
 
 def run():
