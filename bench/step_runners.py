@@ -51,16 +51,21 @@ def trainer_step(trainer, batch):
     return lambda: float(trainer.train_steps(iterator, one)[1])
 
 
+def _objective_step(model, objective, batch, optimizer, jit_compile):
+    """A `trainer_step` call of a one-device `Trainer` of `model` and `objective` on `batch`."""
+    trainer = Trainer(model, optimizer, objective, tf.distribute.get_strategy(),
+                      tempfile.mkdtemp(), global_batch_size=len(batch["input_ids"]),
+                      jit_compile=jit_compile)
+    return trainer_step(trainer, batch)
+
+
 def pretraining_step(model, batch, optimizer=None, jit_compile=False):
     """A `trainer_step` call of a pretraining `Trainer` of `model` on `batch`.
 
     `optimizer`: None for the runners' (`create_optimizer`, peak rate 1e-4).
     """
-    trainer = Trainer(model, optimizer or create_optimizer(1e-4, 10000, 100),
-                      pretraining_objective(), tf.distribute.get_strategy(),
-                      tempfile.mkdtemp(), global_batch_size=len(batch["input_ids"]),
-                      jit_compile=jit_compile)
-    return trainer_step(trainer, batch)
+    return _objective_step(model, pretraining_objective(), batch,
+                           optimizer or create_optimizer(1e-4, 10000, 100), jit_compile)
 
 
 def classification_batch(batch):
@@ -71,10 +76,7 @@ def classification_batch(batch):
 
 def classification_step(model, batch, optimizer, jit_compile=False):
     """A `trainer_step` call of a classification `Trainer` of `model` (logits) on `batch`."""
-    trainer = Trainer(model, optimizer, classification_objective(), tf.distribute.get_strategy(),
-                      tempfile.mkdtemp(), global_batch_size=len(batch["input_ids"]),
-                      jit_compile=jit_compile)
-    return trainer_step(trainer, batch)
+    return _objective_step(model, classification_objective(), batch, optimizer, jit_compile)
 
 
 def keras_adamw(global_clipnorm=None):
