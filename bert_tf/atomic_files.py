@@ -4,13 +4,15 @@ A run stopped mid-write (Ctrl-C, SIGTERM, a full disk) must neither leave a
 truncated file under the name a user or the next run reads, nor destroy
 the file an earlier run wrote there. Every writer of the package therefore
 writes `NAME.tmp-PID` beside `NAME` and renames it over `NAME` when it is
-complete; on one file system the rename is atomic. What a killed writer
-leaves behind (`left_by_dead_writer`) is removed by the next run in that
+complete (`written_whole`, or `publish` and `discard` for writers that stay
+open across calls); on one file system the rename is atomic. What a killed
+writer leaves behind (`left_by_dead_writer`) is removed by the next run in that
 folder (`training.run_dir.remove_leftovers`), or by the next writer of the
 same name (`remove_left_behind`: exports, TFRecords, extracted features and
 NER's feature caches, which are large).
 """
 
+import contextlib
 import os
 import re
 import shutil
@@ -76,13 +78,58 @@ def remove_left_behind(path):
     return removed
 
 
+@contextlib.contextmanager
+def written_whole(path, suffix=""):
+    """Yields the temporary name to write `path` under; renames it to `path` on success.
+
+    On any failure in the block, Ctrl-C included, the temporary file (or
+    folder) is removed and whatever stood at `path` is left as it was.
+    `suffix` ends the temporary name, for writers that insist on one
+    (`numpy`'s `.npy`). Local paths need no TensorFlow; URLs use `tf.io.gfile`.
+
+    >>> import tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "features.npy")
+    >>> with written_whole(path, suffix=".npy") as temp:
+    ...     _ = open(temp, "w").write("done")
+    >>> open(path).read(), os.listdir(os.path.dirname(path))
+    ('done', ['features.npy'])
+    """
+    temp = temporary_name(path) + suffix
+    try:
+        yield temp
+        publish(temp, path)
+    except BaseException:
+        discard(temp)
+        raise
+
+
+def publish(temp, path):
+    """Renames the complete temporary `temp` over `path` (atomic on one file system)."""
+    if "://" in path:
+        _tensorflow().io.gfile.rename(temp, path, overwrite=True)
+    else:
+        os.replace(temp, path)
+
+
+def discard(temp):
+    """Removes the temporary file or folder `temp`, if it is there."""
+    if "://" in temp:
+        gfile = _tensorflow().io.gfile
+        if gfile.isdir(temp):
+            gfile.rmtree(temp)
+        elif gfile.exists(temp):
+            gfile.remove(temp)
+    elif os.path.isdir(temp):
+        shutil.rmtree(temp, ignore_errors=True)
+    elif os.path.exists(temp):
+        os.remove(temp)
+
+
 def write_text(path, text):
-    """Writes `text` (UTF-8) to `path` whole: a local file, or a URL (`gs://...`).
+    """Writes `text` (UTF-8) to `path` whole (`written_whole`): a local file, or a URL (`gs://...`).
 
     Local files need no TensorFlow (`config.py` and the SQuAD scorer write
-    with this); a URL is written with `tf.io.gfile`. On any failure, Ctrl-C
-    included, the temporary file is removed and a file already at `path` is
-    left as it was.
+    with this); a URL is written with `tf.io.gfile`.
 
     Raises:
         OSError: naming `path` (not the temporary name) and the reason.
@@ -93,24 +140,18 @@ def write_text(path, text):
     >>> open(path).read()
     'loss = 1.5\\n'
     """
-    temp = temporary_name(path)
     tf = _tensorflow() if "://" in path else None
     try:
-        if tf:
-            with tf.io.gfile.GFile(temp, "w") as f:
-                f.write(text)
-            tf.io.gfile.rename(temp, path, overwrite=True)
-        else:
-            with open(temp, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(temp, path)
-    except BaseException as error:
-        if tf and tf.io.gfile.exists(temp):
-            tf.io.gfile.remove(temp)
-        elif not tf and os.path.exists(temp):
-            os.remove(temp)
-        if isinstance(error, OSError):
-            raise OSError(f"cannot write {path}: {error.strerror or error}") from None
+        with written_whole(path) as temp:
+            if tf:
+                with tf.io.gfile.GFile(temp, "w") as f:
+                    f.write(text)
+            else:
+                with open(temp, "w", encoding="utf-8") as f:
+                    f.write(text)
+    except OSError as error:
+        raise OSError(f"cannot write {path}: {error.strerror or error}") from None
+    except Exception as error:
         if tf and isinstance(error, tf.errors.OpError):
             # TensorFlow says "NAME; reason", naming the temporary file.
             raise OSError(f"cannot write {path}: {error.message.split('; ')[-1]}") from None
@@ -118,7 +159,7 @@ def write_text(path, text):
 
 
 def copy_file(source, path):
-    """Copies `source` to `path` whole, as `write_text` writes (local files or URLs).
+    """Copies `source` to `path` whole (`written_whole`; local files or URLs).
 
     Raises:
         OSError: naming both files and the reason.
@@ -131,16 +172,11 @@ def copy_file(source, path):
     ['[PAD]', '[UNK]']
     """
     tf = _tensorflow()
-    temp = temporary_name(path)
     try:
-        tf.io.gfile.copy(source, temp, overwrite=True)
-        tf.io.gfile.rename(temp, path, overwrite=True)
-    except BaseException as error:
-        if tf.io.gfile.exists(temp):
-            tf.io.gfile.remove(temp)
-        if isinstance(error, tf.errors.OpError):
-            raise OSError(f"cannot copy {source} to {path}: {error.message}") from None
-        raise
+        with written_whole(path) as temp:
+            tf.io.gfile.copy(source, temp, overwrite=True)
+    except tf.errors.OpError as error:
+        raise OSError(f"cannot copy {source} to {path}: {error.message}") from None
 
 
 def prepare_folder_for(path):

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from bert_tf.atomic_files import prepare_folder_for, write_text
+from bert_tf.atomic_files import prepare_folder_for, write_text, written_whole
 
 
 def test_a_write_over_an_earlier_file_replaces_it_whole(tmp_path):
@@ -23,6 +23,22 @@ def test_a_failed_rename_leaves_the_target_and_no_temporary_file(tmp_path):
         write_text(str(target), "{}\n")
     assert sorted(os.listdir(tmp_path)) == ["predictions.json"]
     assert (target / "kept.txt").read_text() == "earlier"
+
+
+@pytest.mark.parametrize("make_partial", [
+    lambda temp: open(temp, "w").write("half"),
+    lambda temp: os.makedirs(os.path.join(temp, "variables")),  # a half-saved SavedModel
+])
+def test_an_interrupted_writer_leaves_the_earlier_file_and_no_temporary(tmp_path, make_partial):
+    path = tmp_path / "features.npy"
+    path.write_text("earlier")
+    with pytest.raises(KeyboardInterrupt):
+        with written_whole(str(path), suffix=".npy") as temp:
+            assert temp.endswith(".npy") and os.path.dirname(temp) == str(tmp_path)
+            make_partial(temp)
+            raise KeyboardInterrupt
+    assert os.listdir(tmp_path) == ["features.npy"]
+    assert path.read_text() == "earlier"
 
 
 def test_a_missing_folder_is_named_by_the_file_asked_for(tmp_path):

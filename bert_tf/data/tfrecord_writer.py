@@ -12,7 +12,8 @@ from typing import Iterable, Sequence
 import tensorflow as tf
 from absl import logging
 
-from bert_tf.atomic_files import prepare_folder_for, remove_left_behind, temporary_name
+from bert_tf.atomic_files import (discard, prepare_folder_for, publish, remove_left_behind,
+                                  temporary_name)
 from bert_tf.data.input_files import file_identity
 
 
@@ -78,15 +79,14 @@ class RoundRobinRecordWriter:
         for writer in self._writers:
             writer.close()
         for temp, final in zip(self._temp_files, self.output_files):
-            tf.io.gfile.rename(temp, final, overwrite=True)
+            publish(temp, final)
         self._writers = []
 
     def _abort(self) -> None:
         for writer in self._writers:
             writer.close()
         for temp in self._temp_files:
-            if tf.io.gfile.exists(temp):
-                tf.io.gfile.remove(temp)
+            discard(temp)
         self._writers = []
 
     def __enter__(self) -> "RoundRobinRecordWriter":

@@ -8,14 +8,13 @@ The graphs hold no XLA-compiled function unless `jit_compile` asks for one.
 """
 
 import os
-import shutil
 import tempfile
 
 import tensorflow as tf
 from absl import logging
 
-from bert_tf.atomic_files import (left_by_dead_writer, prepare_folder_for, remove_left_behind,
-                                  temporary_name)
+from bert_tf.atomic_files import (discard, left_by_dead_writer, prepare_folder_for,
+                                  remove_left_behind, temporary_name)
 from bert_tf.modeling.xla_elementwise import without_xla
 from bert_tf.serving import sources
 from bert_tf.serving.classifier_export import ClassifierServing
@@ -204,5 +203,5 @@ def _save(module, export_dir):
                 os.replace(replaced, export_dir)
             raise
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
-        shutil.rmtree(replaced, ignore_errors=True)
+        discard(staging)
+        discard(replaced)

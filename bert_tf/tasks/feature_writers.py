@@ -6,11 +6,10 @@ never leaves a truncated file under the requested name.
 
 import collections
 import json
-import os
 
 import numpy as np
 
-from bert_tf.atomic_files import remove_left_behind, temporary_name
+from bert_tf.atomic_files import discard, publish, remove_left_behind, temporary_name
 
 
 class _AtomicFile:
@@ -39,8 +38,7 @@ class _AtomicFile:
             self.abort()
 
     def abort(self):
-        if os.path.exists(self.temp_path):
-            os.remove(self.temp_path)
+        discard(self.temp_path)
 
 
 class JsonLinesWriter(_AtomicFile):
@@ -80,7 +78,7 @@ class JsonLinesWriter(_AtomicFile):
 
     def close(self):
         self._file.close()
-        os.replace(self.temp_path, self.path)
+        publish(self.temp_path, self.path)
 
     def abort(self):
         self._file.close()
@@ -121,7 +119,7 @@ class NpzWriter(_AtomicFile):
                      example_ids=np.array(self._ids, np.int64),
                      offsets=np.array(self._offsets, np.int64),
                      layer_indexes=np.array(self.layer_indexes, np.int64))
-        os.replace(self.temp_path, self.path)
+        publish(self.temp_path, self.path)
 
 
 WRITERS = {"jsonl": JsonLinesWriter, "npz": NpzWriter}

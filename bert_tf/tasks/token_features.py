@@ -28,7 +28,7 @@ import tensorflow as tf
 from absl import logging
 from keras import ops
 
-from bert_tf.atomic_files import remove_left_behind, temporary_name, write_text
+from bert_tf.atomic_files import remove_left_behind, write_text, written_whole
 from bert_tf.checkpoints import weights_identity
 from bert_tf.errors import UsageError
 from bert_tf.modeling.bilstm_tagger import BiLstmTagger
@@ -170,21 +170,21 @@ def cached_features(path, make_function, columns, batch_size, key):
     remove_left_behind(path)  # a killed computation's features: gigabytes for CoNLL's train
     forward = make_function()
     lengths = columns["input_mask"].sum(axis=1)
-    temp = temporary_name(path) + ".npy"
-    rows = np.lib.format.open_memmap(temp, mode="w+", dtype=np.float32,
-                                     shape=(int(lengths.sum()), forward.model.output.shape[-1]))
     inputs = {name: columns[name] for name in ENCODER_INPUTS}
     progress = WorkProgress(f"{path}: computing the features of {len(lengths)} windows",
                             total=-(-len(lengths) // batch_size))
-    row = window = 0
-    for batch in batched_columns(inputs, len(lengths), batch_size):
-        for features in forward(batch).numpy():
-            rows[row:row + lengths[window]] = features[:lengths[window]]
-            row, window = row + lengths[window], window + 1
-        progress.advance()
-    rows.flush()
-    del rows
-    os.replace(temp, path)
+    with written_whole(path, suffix=".npy") as temp:  # numpy wants the suffix
+        rows = np.lib.format.open_memmap(
+            temp, mode="w+", dtype=np.float32,
+            shape=(int(lengths.sum()), forward.model.output.shape[-1]))
+        row = window = 0
+        for batch in batched_columns(inputs, len(lengths), batch_size):
+            for features in forward(batch).numpy():
+                rows[row:row + lengths[window]] = features[:lengths[window]]
+                row, window = row + lengths[window], window + 1
+            progress.advance()
+        rows.flush()
+        del rows
     write_text(key_path, json.dumps(key))
     progress.close()
     return np.load(path, mmap_mode="r")
