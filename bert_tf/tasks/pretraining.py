@@ -53,6 +53,7 @@ class PretrainingTask(Task):
         self.causal = causal
         self.dynamic_masking = dynamic_masking
         self.do_lower_case = do_lower_case
+        self._matched = {}
 
     def record(self):
         return {"task": self.name, "nsp": self.nsp, "causal": self.causal,
@@ -69,10 +70,16 @@ class PretrainingTask(Task):
         files = {}
         for split, flag in _INPUT_FLAGS.items():
             try:
-                files[flag] = expand_input_patterns(self.inputs[split])
+                files[flag] = self._files_of(split)
             except ValueError:
                 continue
         return files
+
+    def _files_of(self, split):
+        """The files the split's globs match, listed once (a `gs://` listing is slow)."""
+        if split not in self._matched:
+            self._matched[split] = expand_input_patterns(self.inputs[split])
+        return self._matched[split]
 
     def read_split(self, split):
         """The split's input files, each checked before training starts."""
@@ -80,7 +87,7 @@ class PretrainingTask(Task):
         if flag is None:
             raise UsageError(f"pretraining has no {split} split (use --do_train / --do_eval)")
         try:
-            files = expand_input_patterns(self.inputs[split])
+            files = self._files_of(split)
         except ValueError as error:
             raise UsageError(f"--{flag}: {error}") from None
         if self.dynamic_masking is None:

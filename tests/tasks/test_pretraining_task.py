@@ -53,6 +53,16 @@ def test_inputs_matched_in_the_output_dir_are_never_written_over(tmp_path):
     assert sorted(path.name for path in out.iterdir()) == ["eval_results.txt"]
 
 
+def test_the_files_checked_against_the_outputs_are_the_files_read(tmp_path):
+    """One listing of each glob: a file that appears later is neither checked nor read."""
+    golden = shared_path("golden", "sample_text_seed12345_dupe10.tfrecord")
+    (tmp_path / "a.tfrecord").write_bytes(golden.read_bytes())
+    task = _task(str(tmp_path / "*.tfrecord"))
+    assert task.input_files()["input_file"] == [str(tmp_path / "a.tfrecord")]
+    (tmp_path / "b.tfrecord").write_bytes(golden.read_bytes())
+    assert task.read_split("train") == [str(tmp_path / "a.tfrecord")]
+
+
 def test_inputs_without_a_record_or_a_document_are_named(tmp_path):
     """Training repeats its input: with nothing in it, it would wait forever."""
     empty = tmp_path / "empty.tfrecord"
