@@ -10,23 +10,26 @@ import os
 
 import tensorflow as tf
 
-from bert_tf.checkpoints.huggingface import (SAFETENSORS_NAME, load_hf_safetensors,
-                                             resolve_safetensors)
+from bert_tf.checkpoints.huggingface import (SAFETENSORS_NAME, SHARD_INDEX_NAME,
+                                             load_hf_safetensors, safetensors_files,
+                                             weights_file)
 from bert_tf.checkpoints.tf1 import (CHECKPOINT_BASENAME, CheckpointError,
                                      load_tf1_checkpoint, resolve_checkpoint_prefix)
 from bert_tf.config import BertConfig
 
 
 def is_huggingface(path):
-    """True for a `.safetensors` file or a folder with `model.safetensors` (or only a .bin).
+    """True for HuggingFace weights: a `.safetensors` file, a shard index, or a folder of them.
+
+    A folder with only a `pytorch_model.bin` counts too (to be refused by name).
 
     Raises:
         CheckpointError: a folder holding both an original checkpoint and
             HuggingFace weights, which may differ: the path must say which.
     """
     if not os.path.isdir(path):
-        return path.endswith(".safetensors")
-    huggingface = [name for name in (SAFETENSORS_NAME, "pytorch_model.bin")
+        return path.endswith((".safetensors", SHARD_INDEX_NAME))
+    huggingface = [name for name in (SAFETENSORS_NAME, SHARD_INDEX_NAME, "pytorch_model.bin")
                    if os.path.exists(os.path.join(path, name))]
     if huggingface and os.path.exists(os.path.join(path, CHECKPOINT_BASENAME + ".index")):
         raise CheckpointError(
@@ -60,7 +63,7 @@ def weights_identity(path):
     """A string that changes whenever the weights at `path` do, cheap to compute.
 
     For a TF1 checkpoint, a digest of its `.index` file, which holds a
-    CRC32C of every tensor; for safetensors (no checksums inside), the
+    CRC32C of every tensor; for safetensors (no checksums inside), each
     file's size and modification time. For caches of what a model computed.
 
     >>> import tempfile
@@ -70,10 +73,9 @@ def weights_identity(path):
     True
     """
     if is_huggingface(path):
-        weights = resolve_safetensors(path)
-        stat = os.stat(weights)
-        return (f"{os.path.basename(weights)}: {stat.st_size} bytes, modified "
-                f"{stat.st_mtime_ns} ns")
+        stats = ((file, os.stat(file)) for file in safetensors_files(weights_file(path)))
+        return "; ".join(f"{os.path.basename(file)}: {stat.st_size} bytes, modified "
+                         f"{stat.st_mtime_ns} ns" for file, stat in stats)
     with open(resolve_checkpoint_prefix(path) + ".index", "rb") as index:
         return "index sha256 " + hashlib.sha256(index.read()).hexdigest()
 

@@ -22,7 +22,7 @@ from absl import flags
 
 from bert_tf import serving
 from bert_tf.checkpoints import CHECKPOINT_BASENAME, checkpoint_folder
-from bert_tf.checkpoints.huggingface import SAFETENSORS_NAME
+from bert_tf.checkpoints.huggingface import SAFETENSORS_NAME, SHARD_INDEX_NAME
 from bert_tf.checkpoints.labels import LABELS_FILE
 from bert_tf.errors import UsageError
 from bert_tf.scripts import cli
@@ -31,7 +31,7 @@ from bert_tf.scripts.trained_settings import settings
 CACHE_NAME = "saved_model"
 # What the export depends on in a run_classifier.py output folder (or a HuggingFace one).
 _SOURCE_FILES = (CHECKPOINT_BASENAME + ".index", "bert_config.json", SAFETENSORS_NAME,
-                 "config.json", "vocab.txt", LABELS_FILE)
+                 SHARD_INDEX_NAME, "config.json", "vocab.txt", LABELS_FILE)
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("model_dir", None, "Folder written by run_classifier.py --do_train.")

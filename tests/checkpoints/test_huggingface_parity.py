@@ -85,3 +85,23 @@ def test_shape_mismatch_lists_names(minilm_dir, tiny_config, caplog):
             "bert_config.json?): 39 weights differ") in message
     assert ("bert/encoder/layer_0/attention/self/query/kernel: checkpoint (384, 384), "
             "model (32, 32)") in caplog.text
+
+
+def test_a_sharded_save_loads_as_the_single_file_does(tmp_path, hf_minilm, minilm_encoder,
+                                                      minilm_dir):
+    """`save_pretrained(max_shard_size=...)` writes shards and an index; every weight reads."""
+    from bert_tf.checkpoints import CheckpointError, config_beside, restore, weights_identity
+    from bert_tf.modeling import BertEncoder
+    hf_minilm.save_pretrained(tmp_path, max_shard_size="20MB")
+    shards = sorted(path.name for path in tmp_path.glob("model-*.safetensors"))
+    assert len(shards) > 2 and (tmp_path / "model.safetensors.index.json").exists()
+    encoder = BertEncoder(config_beside(str(tmp_path)))
+    report = restore(encoder, str(tmp_path))
+    assert len(report.restored) == len(minilm_encoder.weights) and not report.unused
+    for ours, theirs in zip(encoder.weights, minilm_encoder.weights):
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy(), err_msg=ours.path)
+    assert weights_identity(str(tmp_path)).count("bytes, modified") == len(shards)
+    (tmp_path / shards[1]).unlink()
+    with pytest.raises(CheckpointError, match=rf"model.safetensors.index.json: its shards are "
+                                              rf"not all beside it \(missing: {shards[1]}\)"):
+        restore(encoder, str(tmp_path))
