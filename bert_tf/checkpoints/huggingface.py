@@ -18,10 +18,10 @@ import re
 from absl import logging
 from safetensors import SafetensorError, safe_open
 
+from bert_tf.checkpoints.load_rules import (CheckpointError, LoadReport, assign_weights,
+                                            check_compatible, check_float_weights,
+                                            warn_unused_layers)
 from bert_tf.checkpoints.name_map import tf1_variable_map
-from bert_tf.checkpoints.tf1 import (CheckpointError, LoadReport, assign_weights,
-                                     check_compatible, check_float_weights,
-                                     warn_unused_layers)
 
 SAFETENSORS_NAME = "model.safetensors"
 SHARD_INDEX_NAME = "model.safetensors.index.json"

@@ -13,8 +13,9 @@ import tensorflow as tf
 from bert_tf.checkpoints.huggingface import (SAFETENSORS_NAME, SHARD_INDEX_NAME,
                                              load_hf_safetensors, safetensors_files,
                                              weights_file)
-from bert_tf.checkpoints.tf1 import (CHECKPOINT_BASENAME, CheckpointError,
-                                     load_tf1_checkpoint, resolve_checkpoint_prefix)
+from bert_tf.checkpoints.load_rules import CheckpointError
+from bert_tf.checkpoints.tf1 import (CHECKPOINT_BASENAME, load_tf1_checkpoint,
+                                     resolve_checkpoint_prefix)
 from bert_tf.config import BertConfig
 
 

@@ -1,0 +1,128 @@
+"""The rules of loading weights into a model, shared by both checkpoint formats.
+
+Whatever the file (an original TF1 checkpoint, HuggingFace safetensors), a
+load maps file tensors to our variables by their original names
+(`name_map`), then: refuses shapes that do not fit and encoder weights that
+are missing, in one line (`check_compatible`); refuses weights that are not
+floating point (`check_float_weights`); assigns (`assign_weights`); warns of
+encoder layers the model has no place for (`warn_unused_layers`); and
+reports what it did (`LoadReport`).
+"""
+
+import dataclasses
+import re
+
+import numpy as np
+from absl import logging
+
+from bert_tf.checkpoints.name_map import encoder_names
+
+# An encoder layer's tensors, in the original's names and in HuggingFace's.
+_ENCODER_LAYER = re.compile(r"encoder[/.]layer[_.](\d+)[/.]")
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that does not fit the model it is loaded into."""
+
+
+@dataclasses.dataclass
+class LoadReport:
+    """What a load did: names restored, model names left as initialised, file names unused."""
+
+    restored: list
+    not_in_checkpoint: list
+    unused: list
+
+
+def warn_unused_layers(unused, restored, source):
+    """Warns, in one line, of encoder layers a checkpoint holds and the model's encoder has not.
+
+    A config with fewer `num_hidden_layers` than the checkpoint loads its
+    first layers and drops the rest: on purpose when a smaller model starts
+    from a bigger one's lower layers, by mistake when the config is the
+    wrong one. Either way the user should read it, not find it among one
+    log line per unused tensor. A model without encoder layers (a tagger
+    on cached features) uses none of them, rightly.
+
+    >>> warn_unused_layers(["bert/encoder/layer_4/output/dense/kernel",
+    ...                     "encoder.layer.5.output.dense.bias", "cls/squad/output_bias"],
+    ...                    ["bert/encoder/layer_3/output/dense/kernel"], "x")
+    [4, 5]
+    >>> warn_unused_layers(["bert/encoder/layer_4/output/dense/kernel"], ["lstm/kernel"], "x")
+    []
+    """
+    if not any(map(_ENCODER_LAYER.search, restored)):
+        return []
+    layers = sorted({int(match.group(1)) for match in map(_ENCODER_LAYER.search, unused)
+                     if match})
+    if layers:
+        logging.warning("%s: encoder layers %s of the checkpoint are not in the model, which "
+                        "uses only the layers below them; is num_hidden_layers in "
+                        "bert_config.json the one it was trained with?", source,
+                        ", ".join(map(str, layers)))
+    return layers
+
+
+_SHOWN_PROBLEMS = 3
+
+
+def check_compatible(refs, shapes, source):
+    """Raises one `CheckpointError`, one line, on shape mismatches and missing encoder names.
+
+    The line counts them, names the first few, and says which config
+    sizes differ where the word embeddings show it (a wrong
+    bert_config.json is the usual cause); the log lists them all.
+
+    Args:
+        refs: our `{original name: WeightRef}`.
+        shapes: the file's `{original name: shape}`.
+        source: the file, named in the message.
+    """
+    problems = [f"{name}: checkpoint {tuple(shapes[name])}, model {ref.original_shape}"
+                for name, ref in sorted(refs.items())
+                if name in shapes and tuple(shapes[name]) != ref.original_shape]
+    problems += [f"{name}: missing from the checkpoint"
+                 for name in sorted(encoder_names(refs) - set(shapes))]
+    if not problems:
+        return
+    for problem in problems:
+        logging.info("%s: %s", source, problem)
+    word = "bert/embeddings/word_embeddings"
+    sizes = [f"{size}: checkpoint {had}, model {wanted}"
+             for size, had, wanted in zip(("vocab_size", "hidden_size"), shapes.get(word, ()),
+                                          refs[word].original_shape if word in refs else ())
+             if had != wanted]
+    hint = f" ({', '.join(sizes)}; is this the right bert_config.json?)" if sizes else ""
+    more = (f"; and {len(problems) - _SHOWN_PROBLEMS} more"
+            if len(problems) > _SHOWN_PROBLEMS else "")
+    raise CheckpointError(f"{source}: checkpoint does not fit the model{hint}: "
+                          f"{len(problems)} weights differ: "
+                          f"{'; '.join(problems[:_SHOWN_PROBLEMS])}{more}")
+
+
+# Float dtypes as TensorFlow and safetensors name them.
+_FLOAT_TYPES = {"float16", "bfloat16", "float32", "float64", "F16", "BF16", "F32", "F64"}
+
+
+def check_float_weights(dtypes, source):
+    """Refuses weights stored as anything but floating point (assigning would cast them).
+
+    Args:
+        dtypes: `{original name: dtype name}` of the weights to restore, e.g.
+            "float32", "bfloat16", or safetensors' "F16", "I32".
+        source: the file, named in the message.
+    """
+    others = {name: dtype for name, dtype in sorted(dtypes.items())
+              if dtype not in _FLOAT_TYPES}
+    if others:
+        name, dtype = next(iter(others.items()))
+        raise CheckpointError(f"{source}: {len(others)} weights are not floating point, "
+                              f"e.g. {name}: {dtype}; is it a model checkpoint?")
+
+
+def assign_weights(refs, read_tensor, names):
+    """Assigns `read_tensor(name)` (original layout) to each named variable."""
+    for name in names:
+        value = np.asarray(read_tensor(name))
+        ref = refs[name]
+        ref.variable.assign(value.T if ref.transposed else value)
