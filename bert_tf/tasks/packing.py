@@ -4,7 +4,10 @@
 `[CLS] A [SEP]` or `[CLS] A [SEP] B [SEP]`, segment ids 0 through the first
 `[SEP]` and 1 after it, a mask of ones over real tokens, zero padding to
 `max_seq_length`. Pairs that are too long lose tokens from the end of the
-longer side (ties from B), single sentences from their end.
+longer side (ties from B), single sentences from their end. A second text
+with no tokens (`A ||| \u200b`: only characters the tokenizer drops) packs
+as a single sentence, as in the original, not with an empty B and a second
+`[SEP]`.
 """
 
 import dataclasses
@@ -31,7 +34,7 @@ def truncate_pair(tokens_a, tokens_b, max_length):
 
 
 def pack_tokens(tokens_a, tokens_b, tokenizer, max_seq_length):
-    """Packs one example; `tokens_b` may be None. Copies its inputs.
+    """Packs one example; `tokens_b` may be None (or empty: a single sentence). Copies its inputs.
 
     Example:
 
@@ -45,7 +48,7 @@ def pack_tokens(tokens_a, tokens_b, tokenizer, max_seq_length):
     if max_seq_length < 3:
         raise ValueError(f"max_seq_length must be at least 3, got {max_seq_length}")
     tokens_a = list(tokens_a)
-    tokens_b = list(tokens_b) if tokens_b is not None else None
+    tokens_b = list(tokens_b) if tokens_b else None
     if tokens_b is None:
         del tokens_a[max_seq_length - 2:]
         tokens = ["[CLS]"] + tokens_a + ["[SEP]"]

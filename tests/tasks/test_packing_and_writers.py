@@ -30,6 +30,14 @@ def test_packed_pair_keeps_the_front_of_each_side():
     assert packed.segment_ids.tolist() == [0] * 6 + [1] * 3
 
 
+def test_a_pair_whose_second_text_has_no_tokens_packs_as_one_sentence():
+    """The original's `if tokens_b:`: `A ||| \u200b` is `[CLS] A [SEP]`, cut to length - 2."""
+    packed = pack_tokens(list("abcdefgh"), [], _Vocab(), 6)
+    assert packed.tokens == ["[CLS]", "a", "b", "c", "d", "[SEP]"]
+    assert packed.segment_ids.tolist() == [0] * 6
+    assert packed.input_mask.tolist() == [1] * 6
+
+
 def test_json_values_are_rounded_to_six_decimals_exactly(tmp_path):
     features = np.array([[[0.1234567, -2.0000049, 3.1415926]]], "float64")
     path = tmp_path / "f.jsonl"
