@@ -3,11 +3,16 @@
 For users whose data is already prepared with TFDS (`glue/sst2`,
 `glue/mrpc`, ... or their own builders). The text features are found by
 the names GLUE's TFDS configs use; the label set comes from the dataset's
-`ClassLabel` (a float label means regression). Nothing is downloaded: the
-dataset must already be prepared in `data_dir`.
+`ClassLabel`, and a float scalar label means regression; any other label
+(integers without class names, text) is refused rather than read as a
+regression target. Nothing is downloaded: the dataset must already be
+prepared in `data_dir`, and one that is not fails at once, naming the
+folder it was looked for in.
 """
 
 import dataclasses
+
+import numpy as np
 
 from bert_tf.tasks.glue_data import InputExample
 
@@ -31,14 +36,25 @@ class TfdsTask:
         try:
             self._builder = tfds.builder(self.tfds_name, data_dir=self.data_dir)
         except Exception as e:  # TFDS raises DatasetNotFoundError and friends
-            raise ValueError(f"--tfds_name={self.tfds_name}: {e}") from None
+            # Its first line; an unknown name's message goes on to list every dataset.
+            raise ValueError(f"--tfds_name={self.tfds_name}: {str(e).splitlines()[0]}") from None
         features = self._builder.info.features
         self._text = next((pair for pair in _TEXT_FEATURES if pair[0] in features), None)
         if self._text is None or "label" not in features:
             raise ValueError(f"--tfds_name={self.tfds_name}: needs a 'label' feature and one "
                              f"of the text features {[p[0] for p in _TEXT_FEATURES]}")
         label = features["label"]
-        self.labels = tuple(label.names) if hasattr(label, "names") else None
+        if isinstance(label, tfds.features.ClassLabel):
+            self.labels = tuple(label.names)
+        elif label.shape == () and np.issubdtype(label.np_dtype, np.floating):
+            self.labels = None
+        else:
+            raise ValueError(f"--tfds_name={self.tfds_name}: its 'label' feature is {label!r}; "
+                             "expected a ClassLabel (classes) or a float scalar (regression)")
+        if not self._builder.is_prepared():
+            raise ValueError(f"--tfds_name={self.tfds_name}: not prepared in "
+                             f"{self._builder.data_dir} (--tfds_data_dir); nothing is "
+                             "downloaded here, so prepare it first (`tfds build`)")
         self.name = self.tfds_name
 
     @property
