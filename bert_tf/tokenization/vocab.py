@@ -47,7 +47,7 @@ def load_vocab(path, require=DEFAULT_REQUIRED_TOKENS):
         dict token -> id, in id order.
 
     Raises:
-        VocabError: if the file is missing, empty, not UTF-8 (naming the
+        VocabError: if the file is missing or a folder, empty, not UTF-8 (naming the
             line), repeats a token, or lacks a token in `require`.
 
     Example:
@@ -59,8 +59,10 @@ def load_vocab(path, require=DEFAULT_REQUIRED_TOKENS):
     4
     """
     path = os.fspath(path)
-    if not tf.io.gfile.exists(path) or tf.io.gfile.isdir(path):
+    if not tf.io.gfile.exists(path):
         raise VocabError(f"vocabulary file {path} does not exist")
+    if tf.io.gfile.isdir(path):
+        raise VocabError(f"vocabulary file {path} is a directory; name the vocab.txt in it")
     try:
         tokens = [line.strip() for line in utf8_lines(path)]
     except NotUtf8Error as error:

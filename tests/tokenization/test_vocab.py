@@ -67,8 +67,10 @@ def test_missing_file_is_named(tmp_path):
     missing = str(tmp_path / "nope.txt")
     with pytest.raises(VocabError, match=f"{missing} does not exist"):
         load_vocab(missing)
-    with pytest.raises(VocabError, match="does not exist"):
-        load_vocab(str(tmp_path))  # a directory
+    with pytest.raises(VocabError) as error:  # said "does not exist" of a folder that does
+        load_vocab(str(tmp_path))
+    assert str(error.value) == (f"vocabulary file {tmp_path} is a directory; name the "
+                                "vocab.txt in it")
 
 
 def test_require_adds_pretraining_tokens(tmp_path):
