@@ -5,7 +5,9 @@ Expected failures (a bad flag, file, data or checkpoint: `ValueError`,
 line that names the flag, file or line, without a traceback, as the last
 line of stderr; `--verbose` adds the traceback. A Ctrl-C outside training
 (reading data, predicting, exporting), or a second one during it, ends the
-run where it is with one such line; files are written whole or not at all.
+run where it is with one such line, and so does a SIGTERM outside training
+(a scheduler's or `kill`'s stop); files are written whole or not at all, and
+the temporary files of those being written are removed.
 Exit codes: 2 for usage errors (flags that cannot work, including flag
 parsing), 128 + N after a stop on signal N (a stop in training saves a
 checkpoint; rerun to resume), 1 for everything else that went wrong, 0 on
@@ -18,6 +20,7 @@ own flags and exits 0; `--helpfull` lists absl's and TensorFlow's flags too.
 import logging
 import signal
 import sys
+import threading
 import traceback
 
 import tensorflow as tf
@@ -56,6 +59,20 @@ def _fail(program, error, exit_code):
         # TensorFlow's warnings about a checkpoint left half-restored.
         logging.disable(logging.CRITICAL)
     sys.exit(exit_code)
+
+
+class _Terminated(KeyboardInterrupt):
+    """A SIGTERM outside training: the run ends where it is, as on a Ctrl-C.
+
+    By default SIGTERM kills Python at once, without a word and with no
+    clean-up: fast-mode pretraining data left its `.tmp-PID` shards (gigabytes)
+    beside the outputs. Training catches SIGTERM itself (`StopSignals`, which
+    sets its own handler for its duration).
+    """
+
+
+def _terminate(signal_number, frame):
+    raise _Terminated
 
 
 def refuse_unused_flags(names, applies):
@@ -120,6 +137,8 @@ def run_main(run, program, required=()):
         if len(argv) > 1:
             _fail(program, UsageError(f"unexpected arguments: {' '.join(argv[1:])}"),
                   USAGE_EXIT_CODE)
+        on_main_thread = threading.current_thread() is threading.main_thread()
+        previous = signal.signal(signal.SIGTERM, _terminate) if on_main_thread else None
         try:
             run()
         except (UsageError, app.UsageError) as error:
@@ -127,9 +146,15 @@ def run_main(run, program, required=()):
         except EXPECTED_ERRORS as error:
             # A stop on SIGTERM/SIGINT exits 128 + the signal, as the shell reports it.
             _fail(program, error, getattr(error, "exit_code", ERROR_EXIT_CODE))
+        except _Terminated as interrupt:
+            interrupt.message = "terminated by SIGTERM"
+            _fail(program, interrupt, 128 + signal.SIGTERM)
         except KeyboardInterrupt as interrupt:
             interrupt.message = "interrupted by SIGINT (Ctrl-C)"
             _fail(program, interrupt, 128 + signal.SIGINT)
+        finally:  # a script run in process (the tests) leaves the caller's handler
+            if on_main_thread:
+                signal.signal(signal.SIGTERM, previous)
 
     if _asks_for_help(sys.argv):
         # Before absl parses: its help flags would show the wrong docstring and exit 1.

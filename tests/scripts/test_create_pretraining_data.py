@@ -72,13 +72,14 @@ def test_an_output_over_the_input_is_refused_in_one_line(tmp_path, uncased_vocab
 
 def _start_on_gutenberg(output, vocab_file, log, *flags):
     """A process of the script on the Gutenberg corpus (20 duplicates: long enough to
-    signal), its stderr going to `log`."""
+    signal), its stderr going to `log`, in a process group of its own (its id the
+    process's)."""
     with open(log, "w") as stderr:
         return subprocess.Popen(
             [sys.executable, str(REPO / "create_pretraining_data.py"),
              f"--input_file={shared_path('corpus', 'gutenberg_pretrain.txt')}",
              f"--output_file={output}", f"--vocab_file={vocab_file}", "--dupe_factor=20",
-             *flags], stdout=subprocess.DEVNULL, stderr=stderr)
+             *flags], stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True)
 
 
 def test_ctrl_c_ends_with_one_line_and_leaves_the_earlier_output(tmp_path, uncased_vocab_file):
@@ -97,6 +98,30 @@ def test_ctrl_c_ends_with_one_line_and_leaves_the_earlier_output(tmp_path, uncas
     assert returncode == 128 + signal.SIGINT, text[-3000:]
     assert text.strip().splitlines()[-1] == (
         "create_pretraining_data: error: interrupted by SIGINT (Ctrl-C)")
+    assert "Traceback" not in text
+    assert output.read_bytes() == b"an earlier run's records"
+    assert sorted(os.listdir(tmp_path)) == ["out.tfrecord", "stderr.txt"]
+
+
+def test_sigterm_in_fast_mode_ends_with_one_line_and_leaves_no_shards(tmp_path,
+                                                                      uncased_vocab_file):
+    """A real SIGTERM to the whole process group (as a scheduler sends it) mid-run: the
+    half-written shards go, the earlier output stays (it died silently, 128 + 15 by the
+    signal, and left its `.tmp-PID` files)."""
+    output = tmp_path / "out.tfrecord"
+    output.write_bytes(b"an earlier run's records")
+    log = tmp_path / "stderr.txt"
+    process = _start_on_gutenberg(output, uncased_vocab_file, log, "--num_workers=2",
+                                  "--shard_bytes=100000")
+    try:
+        wait_for_line(log, r"shard 0: \d+ documents", process)
+        os.killpg(process.pid, signal.SIGTERM)
+        returncode = process.wait(timeout=120)
+    finally:
+        process.kill()
+    text = log.read_text()
+    assert returncode == 128 + signal.SIGTERM, text[-3000:]
+    assert text.strip().splitlines()[-1] == "create_pretraining_data: error: terminated by SIGTERM"
     assert "Traceback" not in text
     assert output.read_bytes() == b"an earlier run's records"
     assert sorted(os.listdir(tmp_path)) == ["out.tfrecord", "stderr.txt"]
