@@ -131,7 +131,9 @@ def learn_wordpiece_vocab(text_files, vocab_size, lower_case=True, num_unused=99
       The vocabulary as a list of tokens, id order.
 
     Raises:
-      UsageError: vocab_size leaves no room beyond the reserved entries.
+      UsageError: vocab_size leaves no room beyond the reserved entries and
+        the corpus' characters (each with its `##` form), which every
+        vocabulary keeps so that every word can be spelled.
       ValueError: as `count_words` (bad input files), or min_count is below 1.
     """
     reserved = reserved_tokens(num_unused)
@@ -145,6 +147,10 @@ def learn_wordpiece_vocab(text_files, vocab_size, lower_case=True, num_unused=99
         logging.warning("learner returned %d entries for vocab_size=%d; dropping "
                         "the rarest pieces", len(vocab), vocab_size)
         vocab = _drop_rarest_pieces(vocab, vocab_size, len(reserved))
+    if len(vocab) > vocab_size:  # the reserved entries and the alphabet alone are too many
+        raise UsageError(f"vocab_size={vocab_size} is too small for this corpus: the "
+                         f"{len(reserved)} reserved entries, its characters and their ## forms "
+                         f"take {len(vocab)}; give at least that, or a lower max_unique_chars")
     logging.info("learned %d entries (%d reserved) from %d distinct words",
                  len(vocab), len(reserved), len(counts))
     return vocab

@@ -7,6 +7,7 @@ import transformers
 
 from tests_shared import corpus_head, run_script, shared_path
 from bert_tf.data import vocab_learning
+from bert_tf.errors import UsageError
 from bert_tf.tokenization.full_tokenizer import FullTokenizer
 from bert_tf.tokenization.vocab import load_vocab
 
@@ -88,6 +89,20 @@ def test_bad_arguments_are_named(tmp_path):
     with pytest.raises(ValueError, match="vocab_size=104"):
         vocab_learning.learn_wordpiece_vocab(
             str(shared_path("corpus", "sample_text.txt")), 104)
+
+
+def test_a_vocab_size_below_the_alphabet_is_refused_not_exceeded(tmp_path):
+    """The reserved entries and the characters stay, so 110 cannot hold them: it wrote 182
+    entries under a warning, and a bert_config.json of vocab_size=110 then met larger ids."""
+    corpus = corpus_head(tmp_path, lines=100)
+    with pytest.raises(UsageError) as error:
+        vocab_learning.learn_wordpiece_vocab(str(corpus), 110, min_count=1)
+    needed = int(str(error.value).split(" take ")[1].split(";")[0])
+    assert str(error.value) == (
+        f"vocab_size=110 is too small for this corpus: the 104 reserved entries, its "
+        f"characters and their ## forms take {needed}; give at least that, or a lower "
+        "max_unique_chars")
+    assert len(vocab_learning.learn_wordpiece_vocab(str(corpus), needed, min_count=1)) == needed
 
 
 def test_script_writes_a_vocab_file(tmp_path):
