@@ -34,6 +34,7 @@ from bert_tf.atomic_files import write_text
 from bert_tf.data import wordpiece_learner
 from bert_tf.data.input_files import check_text_file, expand_input_patterns
 from bert_tf.errors import UsageError
+from bert_tf.text_files import NotUtf8Error, utf8_lines
 from bert_tf.tokenization.graph_basic_tokenizer import GraphBasicTokenizer
 from bert_tf.work_progress import WorkProgress
 
@@ -82,22 +83,43 @@ def count_words(text_files, lower_case=True, batch_size=4096):
     def unique_words(lines):
         words, _, counts = tf.unique_with_counts(tokenizer(lines).flat_values)
         line_bytes = tf.reduce_sum(tf.strings.length(lines)) + tf.size(lines)  # "\n"s too
-        return words, counts, line_bytes
+        decoded = tf.strings.unicode_transcode(lines, "UTF-8", "UTF-8", errors="replace")
+        return words, counts, line_bytes, tf.reduce_sum(tf.cast(decoded != lines, tf.int64))
 
     lines = tf.data.TextLineDataset(files).batch(batch_size)
     total_bytes = sum(tf.io.gfile.stat(path).length for path in files)
     progress = WorkProgress("counting words", total=total_bytes / 1e6, unit="MB")
     counts = collections.Counter()
-    for words, word_counts, line_bytes in lines.map(unique_words,
-                                                    num_parallel_calls=tf.data.AUTOTUNE):
+    not_utf8 = 0
+    for words, word_counts, line_bytes, bad_lines in lines.map(
+            unique_words, num_parallel_calls=tf.data.AUTOTUNE):
         counts.update(dict(zip(words.numpy().tolist(), word_counts.numpy().tolist())))
         progress.advance(int(line_bytes) / 1e6)
+        not_utf8 += int(bad_lines)
     progress.close()
+    if not_utf8:
+        _warn_not_utf8(files, not_utf8)
     if not counts:
         named = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
         raise ValueError(f"{named}: no words to learn from (the text is blank)")
     return collections.Counter(
         {word.decode("utf-8"): count for word, count in counts.items()})
+
+
+def _warn_not_utf8(files, num_lines):
+    """Warns, naming the first file and line, that `num_lines` lines hold bytes that are not UTF-8.
+
+    The tokenizer drops such bytes (`caf\\xe9` counts as `caf`), so a corpus
+    in another encoding would lose its accented letters without a word;
+    `check_text_file` sees only the start of each file.
+    """
+    for path in files:
+        try:
+            collections.deque(utf8_lines(path), maxlen=0)
+        except NotUtf8Error as error:
+            logging.warning("%s; %d lines in all hold bytes that are not UTF-8, left out of "
+                            "the words learned", error, num_lines)
+            return
 
 
 def learn_wordpiece_vocab(text_files, vocab_size, lower_case=True, num_unused=99,

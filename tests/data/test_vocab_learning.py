@@ -185,3 +185,17 @@ def test_counting_reports_the_megabytes_it_read(tmp_path, caplog):
                if r.getMessage().startswith("counting words: ")]
     megabytes = corpus.stat().st_size / 1e6  # bytes, not characters: 1.32, not 1.08
     assert len(closing) == 1 and closing[0].startswith(f"counting words: {megabytes:.3g} MB in ")
+
+
+def test_bytes_that_are_not_utf8_past_the_first_kilobytes_are_named(tmp_path, caplog):
+    """The tokenizer drops them ("caf\\xe9" counts as "caf"): said, naming the first line."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_bytes(b"plain text here\n" * 1000 + b"caf\xe9 ol\xe9\nplain\nna\xefve\n")
+    with caplog.at_level("WARNING"):
+        counts = vocab_learning.count_words(str(corpus))
+    assert counts["caf"] == 1 and "cafe" not in counts
+    assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == [
+        f"{corpus}:1001: not UTF-8 ('utf-8' codec can't decode byte 0xe9 in position 3: "
+        "invalid continuation byte); save the file as UTF-8; 2 lines in all hold bytes that "
+        "are not UTF-8, left out of the words learned"]
+
