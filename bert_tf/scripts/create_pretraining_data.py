@@ -65,7 +65,10 @@ def _create(output_files, options):
     from bert_tf.data.pretraining_data import create_exact
     from bert_tf.data.sharded_pretraining_data import create_sharded
 
-    input_files = expand_input_patterns(FLAGS.input_file)
+    try:
+        input_files = expand_input_patterns(FLAGS.input_file)
+    except ValueError as error:  # a glob that matches nothing: the command line is wrong
+        raise UsageError(f"--input_file: {error}") from None
     if FLAGS.num_workers == 1:
         create_exact(input_files, output_files, FLAGS.vocab_file, options)
     else:

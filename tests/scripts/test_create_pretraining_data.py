@@ -54,6 +54,18 @@ def test_bad_flags_get_a_clear_message(tmp_path, uncased_vocab_file):
     assert "Traceback" not in result.stderr
 
 
+def test_an_input_glob_that_matches_nothing_is_a_usage_error(tmp_path, uncased_vocab_file):
+    """As in learn_vocab and run_pretraining: exit 2, naming the flag (it exited 1)."""
+    result = _run(f"--input_file={tmp_path}/corpus-*.txt",
+                  f"--output_file={tmp_path / 'out.tfrecord'}",
+                  f"--vocab_file={uncased_vocab_file}")
+    assert result.returncode == 2
+    assert result.stderr.splitlines()[-1] == (
+        f"create_pretraining_data: error: --input_file: input pattern "
+        f"'{tmp_path}/corpus-*.txt' matches no file")
+    assert os.listdir(tmp_path) == []
+
+
 def test_an_output_over_the_input_is_refused_in_one_line(tmp_path, uncased_vocab_file):
     # Errors from the data modules (here the output check; a glob matching no
     # file or a binary input alike) end the run with one line, nothing written.
