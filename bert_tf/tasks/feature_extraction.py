@@ -103,22 +103,26 @@ class LayerFeatures:
 def extract_features(examples, tokenizer, layer_features, max_seq_length, batch_size):
     """Yields `(example, tokens, features)` per example, `features` `[L, len(tokens), H]`.
 
-    Batches are padded to `batch_size` rows so every call has one shape.
+    A last partial batch is padded to `batch_size` rows, so that every call
+    has the shape of the full ones; an input of fewer lines than one batch
+    runs unpadded (its one call has one shape anyway), not as `batch_size`
+    rows: a `--batch_size` far above the line count cost that many rows'
+    memory and time.
     """
-    def flush(batch):
+    def flush(batch, rows):
         packed = [p for _, p in batch]
-        inputs = stack_inputs(packed + packed[-1:] * (batch_size - len(packed)))
+        inputs = stack_inputs(packed + packed[-1:] * (rows - len(packed)))
         values = layer_features(inputs)
         for row, (example, p) in enumerate(batch):
             yield example, p.tokens, values[row, :, :len(p.tokens)]
 
-    batch = []
+    batch, full_batch_ran = [], False
     for example in examples:
         tokens_a = tokenizer.tokenize(example.text_a)
         tokens_b = tokenizer.tokenize(example.text_b) if example.text_b is not None else None
         batch.append((example, pack_tokens(tokens_a, tokens_b, tokenizer, max_seq_length)))
         if len(batch) == batch_size:
-            yield from flush(batch)
-            batch = []
+            yield from flush(batch, batch_size)
+            batch, full_batch_ran = [], True
     if batch:
-        yield from flush(batch)
+        yield from flush(batch, batch_size if full_batch_ran else len(batch))
