@@ -66,17 +66,18 @@ def run():
     prepare_folder_for(FLAGS.output_file)
     config = model_files.config
     layer_indexes = resolve_layer_indexes(FLAGS.layers, config.num_hidden_layers)
-    tokenizer = FullTokenizer(model_files.vocab_file, do_lower_case=FLAGS.do_lower_case)
-    encoder = BertEncoder(config)
-    if FLAGS.init_checkpoint:
-        restore(encoder, FLAGS.init_checkpoint)
-    else:
-        logging.warning("no --init_checkpoint: features of a randomly initialised model")
-    layer_features = LayerFeatures(encoder, layer_indexes, jit_compile=FLAGS.jit_compile)
-    writer = WRITERS[FLAGS.output_format](FLAGS.output_file, layer_indexes,
-                                          concat_layers=FLAGS.concat_layers)
-    progress = WorkProgress(f"{FLAGS.output_file}: extracting features", unit="examples")
-    with writer:
+    # Made before the model loads, so that a name its format refuses fails at once; an
+    # error while loading removes its temporary file.
+    with WRITERS[FLAGS.output_format](FLAGS.output_file, layer_indexes,
+                                      concat_layers=FLAGS.concat_layers) as writer:
+        tokenizer = FullTokenizer(model_files.vocab_file, do_lower_case=FLAGS.do_lower_case)
+        encoder = BertEncoder(config)
+        if FLAGS.init_checkpoint:
+            restore(encoder, FLAGS.init_checkpoint)
+        else:
+            logging.warning("no --init_checkpoint: features of a randomly initialised model")
+        layer_features = LayerFeatures(encoder, layer_indexes, jit_compile=FLAGS.jit_compile)
+        progress = WorkProgress(f"{FLAGS.output_file}: extracting features", unit="examples")
         for example, tokens, features in extract_features(
                 read_examples(FLAGS.input_file), tokenizer, layer_features,
                 FLAGS.max_seq_length, FLAGS.batch_size):

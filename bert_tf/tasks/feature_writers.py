@@ -10,6 +10,7 @@ import json
 import numpy as np
 
 from bert_tf.atomic_files import discard, publish, remove_left_behind, temporary_name
+from bert_tf.errors import UsageError
 
 
 class _AtomicFile:
@@ -96,7 +97,7 @@ class NpzWriter(_AtomicFile):
 
     def __init__(self, path, layer_indexes, concat_layers=False):
         if not path.endswith(".npz"):
-            raise ValueError(f"--output_file={path}: the npz format needs a name ending in .npz")
+            raise UsageError(f"--output_file={path}: the npz format needs a name ending in .npz")
         super().__init__(path)
         self.layer_indexes = list(layer_indexes)
         self.concat_layers = concat_layers

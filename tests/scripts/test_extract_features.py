@@ -6,6 +6,7 @@ compared with HuggingFace BertModel's hidden states for the same text.
 """
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -99,6 +100,25 @@ def test_bad_layer_index_names_flag(release, input_file, tmp_path):
     assert "--layers=-1,-9: -9 is not a layer of a 6-layer model (use indexes in [-6, 5])" \
         in result.stderr and "Traceback" not in result.stderr
     assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_an_npz_name_without_npz_is_refused_before_the_model_loads(release, input_file,
+                                                                   tmp_path):
+    """Exited 1 after restoring the checkpoint."""
+    result = _run(release, input_file, tmp_path / "x.out", "--output_format=npz")
+    assert result.returncode == 2
+    assert result.stderr.splitlines()[-1] == (f"extract_features: error: --output_file="
+                                              f"{tmp_path / 'x.out'}: the npz format needs a "
+                                              "name ending in .npz")
+    assert "restored" not in result.stderr and os.listdir(tmp_path) == []
+
+
+def test_a_checkpoint_that_fails_to_load_leaves_no_file(release, input_file, tmp_path):
+    result = _run(release, input_file, tmp_path / "x.jsonl",
+                  f"--init_checkpoint={release / 'vocab.txt'}")
+    assert result.returncode == 1
+    assert "vocab.txt: no checkpoint found" in result.stderr.splitlines()[-1]
+    assert os.listdir(tmp_path) == []
 
 
 def test_cased_flag_against_uncased_release_is_refused(release, input_file, tmp_path):
