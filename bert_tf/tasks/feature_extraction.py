@@ -65,7 +65,8 @@ def resolve_layer_indexes(layers, num_layers):
         raise UsageError(f"--layers={layers!r} names no layer")
     bad = [i for i in indexes if not -num_layers <= i < num_layers]
     if bad:
-        raise UsageError(f"--layers={layers}: {', '.join(map(str, bad))} is not a layer of a "
+        not_layers = "is not a layer" if len(bad) == 1 else "are not layers"
+        raise UsageError(f"--layers={layers}: {', '.join(map(str, bad))} {not_layers} of a "
                          f"{num_layers}-layer model (use indexes in [{-num_layers}, "
                          f"{num_layers - 1}])")
     return indexes

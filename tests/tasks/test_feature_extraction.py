@@ -1,8 +1,11 @@
 """`extract_features`' batching: every line once, in order, and no call wider than needed."""
 
 import numpy as np
+import pytest
 
-from bert_tf.tasks.feature_extraction import TextExample, extract_features
+from bert_tf.errors import UsageError
+from bert_tf.tasks.feature_extraction import (TextExample, extract_features,
+                                              resolve_layer_indexes)
 
 
 class _Tokenizer:
@@ -47,3 +50,11 @@ def test_the_last_partial_batch_has_the_full_batches_shape():
     for example, tokens, features in results:  # each row's own values, not the padding's
         assert tokens == ["[CLS]", "w" * (example.unique_id + 1), "[SEP]"]
         assert features[0, :, 0].tolist() == [5, example.unique_id + 1, 5]
+
+
+def test_several_layers_out_of_range_are_named_together():
+    """The default --layers on a 2-layer model (it read "-3, -4 is not a layer")."""
+    with pytest.raises(UsageError) as error:
+        resolve_layer_indexes("-1,-2,-3,-4", 2)
+    assert str(error.value) == ("--layers=-1,-2,-3,-4: -3, -4 are not layers of a 2-layer "
+                                "model (use indexes in [-2, 1])")
