@@ -128,6 +128,8 @@ def run():
     if not (FLAGS.model_dir or FLAGS.export_dir):
         raise UsageError("give --model_dir or --export_dir")
     if FLAGS.model_dir:
+        if FLAGS.export_dir:  # where the export goes: refused as the runners refuse it
+            cli.check_export_dir_flag(FLAGS.export_dir)
         chosen = settings(FLAGS, FLAGS.model_dir, ("max_seq_length", "do_lower_case"),
                           kind="classifier")
         served = load_classifier(FLAGS.model_dir, FLAGS.export_dir, chosen["max_seq_length"],

@@ -92,6 +92,22 @@ def refuse_unused_flags(names, applies):
             raise UsageError(f"--{name} applies only {applies}")
 
 
+def check_export_dir_flag(export_dir):
+    """Refuses, before any work, an `--export_dir` an export could not replace or write.
+
+    The runners' rule for `--export_dir` (`tasks.runner`), for the scripts
+    that export without a runner: the flag is named and the exit code is 2.
+
+    Raises:
+        UsageError: "--export_dir: ..." with `serving.check_export_dir`'s reason.
+    """
+    from bert_tf import serving  # only the exporting scripts pay for its import
+    try:
+        serving.check_export_dir(export_dir)
+    except OSError as error:  # FileExistsError too
+        raise UsageError(f"--export_dir: {error}") from None
+
+
 def _asks_for_help(argv):
     """Whether command line `argv` asks for help; arguments after `--` are not flags."""
     flag_args = argv[1:argv.index("--")] if "--" in argv else argv[1:]

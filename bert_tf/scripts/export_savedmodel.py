@@ -67,6 +67,7 @@ def run():
         cli.refuse_unused_flags(("top_k",), "with --kind=masked_lm")
     if FLAGS.kind != "span_qa":
         cli.refuse_unused_flags(SPAN_FLAGS, "with --kind=span_qa")
+    cli.check_export_dir_flag(FLAGS.export_dir)
     names = TRAINED_FLAGS + (TRAINED_SPAN_FLAGS if FLAGS.kind == "span_qa" else ())
     chosen = settings(FLAGS, FLAGS.model_dir, names, FLAGS.vocab_file, kind=FLAGS.kind)
     span_options = {name: chosen.get(name, FLAGS[name].value) for name in SPAN_FLAGS}

@@ -210,3 +210,20 @@ def test_exports_read_text_as_the_model_was_trained(classifier_folder, tmp_path,
         "max_seq_length": 40, "do_lower_case": True, "doc_stride": 7, "max_query_length": 9,
         "n_best_size": 3, "max_answer_length": 30, "version_2_with_negative": True,
         "null_score_diff_threshold": 0.0, "jit_compile": False}
+
+
+def test_an_export_dir_an_export_cannot_replace_is_a_usage_error(classifier_folder, tmp_path):
+    # As the runners' --export_dir: exit 2, the flag named, nothing exported.
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "README").write_text("mine\n")
+    result = run_script("export_savedmodel.py", "--kind=classifier",
+                        f"--model_dir={classifier_folder[0]}", f"--export_dir={tmp_path / 'notes'}")
+    assert result.returncode == 2
+    _one_error_line(result, "export_savedmodel", f"--export_dir: {tmp_path / 'notes'}: holds "
+                                                 "README, not only a SavedModel")
+    result = run_script("classify_text.py", f"--model_dir={classifier_folder[0]}",
+                        "--export_dir=gs://bucket/served", "--text=hello")
+    assert result.returncode == 2
+    _one_error_line(result, "classify_text", "--export_dir: gs://bucket/served: exports are "
+                                             "written to a local folder")
+    assert os.listdir(tmp_path / "notes") == ["README"]
