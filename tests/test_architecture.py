@@ -2,11 +2,14 @@
 
 The picture there says who may import whom; this test reads each module's
 `import` statements (function-level ones too) and fails on any import the
-picture does not allow, so the picture stays true as the code grows.
+picture does not allow, so the picture stays true as the code grows; and
+every module must have a row in its module table (and every row name a module).
 """
 
 import ast
+import fnmatch
 import pathlib
+import re
 
 import pytest
 
@@ -88,3 +91,28 @@ def test_imports_inside_functions_and_of_whole_packages_are_caught(tmp_path):
     assert _wrong_imports(module, ("training", "bad")) == [
         "bert_tf.tasks", "bert_tf.data.readers.pretraining_dataset"]
     assert _wrong_imports(module, ("scripts", "bad")) == []
+
+
+def _modules_in_the_table():
+    """The module paths (below `bert_tf`, globs kept) the module table of docs/ARCHITECTURE.md
+    names: a name without a folder in a row takes the folder of the name before it."""
+    doc = (PACKAGE.parent / "docs" / "ARCHITECTURE.md").read_text()
+    table = doc.split("\n## Modules\n")[1].split("\n## ")[0]
+    named = set()
+    for row in table.splitlines():
+        if not row.startswith("| `"):
+            continue
+        folder = ""
+        for name in re.findall(r"`([^`]+\.py)`", row.split("|")[1]):
+            folder = name.rpartition("/")[0] + "/" if "/" in name else folder
+            named.add(name if "/" in name else folder + name)
+    return named
+
+
+def test_every_module_has_a_row_in_the_module_table():
+    named = _modules_in_the_table()
+    modules = {str(path.relative_to(PACKAGE)) for path in MODULES if path.name != "__init__.py"}
+    unnamed = {module for module in modules
+               if not any(fnmatch.fnmatchcase(module, name) for name in named)}
+    assert not unnamed, "add them to docs/ARCHITECTURE.md's module table"
+    assert not {name for name in named if "*" not in name} - modules, "no such module"
