@@ -9,14 +9,17 @@
 The data file (plain or .gz) decides the rules: SQuAD 2.0 when its
 "version" says 2 or a question carries "is_impossible", SQuAD 1.1
 otherwise. The output is the JSON the official scripts print (v1.1 on one
-line, v2.0 indented), or written to `--out-file`. Input that cannot be scored
-(see `evaluate`) is one line naming the file and the question, exit code 1.
+line, v2.0 indented), or written to `--out-file` (never over a file it
+reads: exit code 2). Input that cannot be scored (see `evaluate`) is one
+line naming the file and the question, exit code 1.
 """
 
 import argparse
 import json
 
 from bert_tf.atomic_files import write_text
+from bert_tf.data.input_files import check_outputs_apart
+from bert_tf.errors import UsageError
 from bert_tf.tasks import squad_data
 from bert_tf.tasks import squad_scoring
 
@@ -106,6 +109,13 @@ def main(argv=None):
                         help='predict "no answer" where the null odds exceed this')
     parser.add_argument("--out-file", "-o", help="write the JSON here instead of printing")
     args = parser.parse_args(argv)
+    if args.out_file:
+        read = {"data_file": [args.data_file], "pred_file": [args.pred_file],
+                "--na-prob-file": [args.na_prob_file] if args.na_prob_file else []}
+        try:
+            check_outputs_apart([args.out_file], read, output_flag="--out-file")
+        except UsageError as error:
+            parser.exit(2, f"error: {error}\n")
     try:
         report = evaluate(args.data_file, args.pred_file, args.na_prob_file,
                           args.na_prob_thresh)

@@ -2,6 +2,7 @@
 
 import gzip
 import json
+import pathlib
 import re
 
 import pytest
@@ -209,3 +210,17 @@ def test_v2_scores_agree_with_hf_squad_metrics(predicted_subsets, threshold):
     hf = squad_metrics.squad_evaluate(hf_examples, predictions, odds, threshold)
     assert 0 < ours["HasAns_total"] < ours["total"] == 300
     assert ours == pytest.approx(dict(hf), abs=1e-9)
+
+
+def test_command_line_never_writes_its_scores_over_a_file_it_reads(tmp_path, capsys):
+    data = write(tmp_path / "dev.json", squad_content(V1_QAS, "1.1"))
+    predictions = write(tmp_path / "predictions.json", V1_PREDICTIONS)
+    before = pathlib.Path(data).read_text()
+    for out_file in (data, str(tmp_path / "." / "predictions.json")):
+        with pytest.raises(SystemExit) as exit_info:
+            evaluate_squad.main([data, predictions, "--out-file", out_file])
+        assert exit_info.value.code == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: --out-file {out_file} is the ") and err.count("\n") == 1
+    assert pathlib.Path(data).read_text() == before
+    assert json.loads(pathlib.Path(predictions).read_text()) == V1_PREDICTIONS
