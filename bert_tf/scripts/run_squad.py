@@ -23,7 +23,7 @@ from bert_tf.tasks.squad import SquadOptions, SquadTask
 
 FLAGS = flags.FLAGS
 runner_flags.define_model_flags(max_seq_length=SquadOptions.max_seq_length)
-runner_flags.define_phase_flags()
+runner_flags.define_phase_flags(data_dir=False)  # --train_file, --predict_file instead
 runner_flags.define_runtime_flags()
 flags.DEFINE_string("train_file", None, "SQuAD json for training. E.g., train-v1.1.json")
 flags.DEFINE_string("predict_file", None, "SQuAD json for predictions. E.g., dev-v1.1.json "

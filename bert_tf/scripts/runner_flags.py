@@ -38,9 +38,13 @@ def define_model_flags(max_seq_length=128):
                          "longer inputs are truncated, shorter ones padded.", lower_bound=3)
 
 
-def define_phase_flags(learning_rate=5e-5, train_batch_size=32):
-    """The original fine-tuning runners' data, phase and hyper-parameter flags."""
-    flags.DEFINE_string("data_dir", None, "The input data dir.")
+def define_phase_flags(learning_rate=5e-5, train_batch_size=32, data_dir=True):
+    """The original fine-tuning runners' data, phase and hyper-parameter flags.
+
+    `data_dir`: whether the runner reads a `--data_dir` (run_squad names its files instead).
+    """
+    if data_dir:
+        flags.DEFINE_string("data_dir", None, "The input data dir.")
     flags.DEFINE_string("output_dir", None, "Where checkpoints, summaries and results go.")
     flags.DEFINE_bool("do_train", False, "Whether to run training.")
     flags.DEFINE_bool("do_eval", False, "Whether to run eval on the dev set.")

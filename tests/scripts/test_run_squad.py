@@ -117,6 +117,15 @@ ORIGINAL_FLAGS = {
     "version_2_with_negative": False, "null_score_diff_threshold": 0.0}
 
 
+def test_data_dir_is_no_flag_of_run_squad(tmp_path):
+    result = run_script("run_squad.py", "--data_dir=squad", "--do_predict",
+                        f"--output_dir={tmp_path / 'out'}")
+    # As in the original, which has no such flag: it would be ignored.
+    assert result.returncode == 2
+    assert "run_squad: error: Unknown command line flag 'data_dir'" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_every_original_flag_with_its_default():
     load_script("run_squad.py")
     defaults = {name: flags.FLAGS[name].default for name in flags.FLAGS}
