@@ -44,6 +44,8 @@ def reader_from_flags():
     if (FLAGS.task_name or "").lower() != "xnli" or FLAGS.tfds_name:
         cli.refuse_unused_flags(("xnli_language",), "with --task_name=XNLI")
     if FLAGS.tfds_name:
+        cli.refuse_unused_flags(("task_name", "data_dir"), "without --tfds_name (the "
+                                "tensorflow-datasets dataset is the task and its data)")
         return TfdsTask(FLAGS.tfds_name, FLAGS.tfds_data_dir)
     if not FLAGS.task_name:
         raise UsageError("--task_name (or --tfds_name) is required")

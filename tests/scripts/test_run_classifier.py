@@ -97,11 +97,18 @@ def test_bad_rows_fail_before_training(tmp_path, bad_row, message):
     # flags the run would ignore
     ("--xnli_language=de", "--xnli_language applies only with --task_name=XNLI"),
     ("--tfds_data_dir=/tmp", "--tfds_data_dir applies only with --tfds_name"),
+    ("--tfds_name=glue/mrpc", "--task_name applies only without --tfds_name"),
 ])
 def test_usage_errors_exit_2_with_one_line(tmp_path, flag, message):
     result = _classifier(tmp_path, "--task_name=MRPC", "--data_dir=unused", "--do_train", flag)
     assert result.returncode == 2, result.stderr[-2000:]
     assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_data_dir_beside_tfds_name_is_refused_not_ignored(tmp_path):
+    result = _classifier(tmp_path, "--tfds_name=glue/mrpc", "--data_dir=glue/MRPC", "--do_train")
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert "--data_dir applies only without --tfds_name" in result.stderr
 
 
 def test_an_empty_xnli_language_is_a_usage_error(tmp_path):
