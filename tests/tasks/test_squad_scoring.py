@@ -11,6 +11,7 @@ from transformers.data.metrics import squad_metrics
 from bert_tf import evaluate_squad
 from bert_tf.tasks import squad_postprocessing
 from bert_tf.tasks import squad_scoring
+from tests_shared import REPO
 
 
 def squad_content(qas, version):
@@ -224,3 +225,13 @@ def test_command_line_never_writes_its_scores_over_a_file_it_reads(tmp_path, cap
         assert err.startswith(f"error: --out-file {out_file} is the ") and err.count("\n") == 1
     assert pathlib.Path(data).read_text() == before
     assert json.loads(pathlib.Path(predictions).read_text()) == V1_PREDICTIONS
+
+
+def test_the_scorer_starts_without_tensorflow():
+    # So it starts in a fraction of a second, and prints none of TensorFlow's start-up notices.
+    import subprocess
+    import sys
+    loaded = subprocess.run([sys.executable, "-c", "import sys, bert_tf.evaluate_squad; "
+                             "print('tensorflow' in sys.modules)"],
+                            capture_output=True, text=True, check=True, cwd=REPO)
+    assert loaded.stdout == "False\n" and loaded.stderr == ""
