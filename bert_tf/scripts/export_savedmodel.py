@@ -44,15 +44,16 @@ flags.DEFINE_bool("do_lower_case", None, "Lower-case the input (default: as trai
                   "the vocabulary's casing).")
 flags.DEFINE_integer("top_k", 5, "Tokens returned for each [MASK] (masked_lm).")
 flags.DEFINE_integer("doc_stride", serving.SpanOptions.doc_stride,
-                     "span_qa: pieces between context window starts.")
+                     "span_qa: pieces between context window starts (default: as trained, "
+                     "else 128).")
 flags.DEFINE_integer("max_query_length", serving.SpanOptions.max_query_length,
-                     "span_qa: question pieces kept.")
+                     "span_qa: question pieces kept (default: as trained, else 64).")
 flags.DEFINE_integer("n_best_size", serving.SpanOptions.n_best_size,
                      "span_qa: best starts and ends paired per window.")
 flags.DEFINE_integer("max_answer_length", serving.SpanOptions.max_answer_length,
                      "span_qa: longest answer, in pieces.")
 flags.DEFINE_bool("version_2_with_negative", serving.SpanOptions.version_2_with_negative,
-                  "span_qa: SQuAD 2.0 null answers.")
+                  "span_qa: SQuAD 2.0 null answers (default: as trained, else false).")
 flags.DEFINE_float("null_score_diff_threshold", serving.SpanOptions.null_score_diff_threshold,
                    "span_qa: answer nothing when the null score beats the best span by more.")
 flags.DEFINE_bool("jit_compile", False, "XLA-compile the model inside the export: faster calls "
