@@ -37,7 +37,8 @@ flags.DEFINE_enum("output_format", "jsonl", sorted(WRITERS), "jsonl: the origina
                   "lines; npz: one compact float32 numpy archive.")
 flags.DEFINE_bool("concat_layers", False, "Write the chosen layers concatenated per token.")
 flags.DEFINE_bool("jit_compile", None, "XLA-compile the forward pass (default: where it is "
-                  "faster: on CPU up to hidden size 256, always on GPU/TPU).")
+                  "faster: always on GPU/TPU; on a CPU up to hidden size 256, but not on CPUs "
+                  "with AMX).")
 # The original's device flags, accepted so its command lines run: the device is chosen by
 # TensorFlow (a TPU is refused), and the embedding lookup is always a gather.
 flags.DEFINE_bool("use_tpu", False, "Accepted for the original's command lines.")

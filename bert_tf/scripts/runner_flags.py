@@ -95,7 +95,8 @@ def define_runtime_flags():
     flags.DEFINE_bool("jit_compile", None, "XLA-compile each replica's passes (and, on one "
                       "GPU, the optimizer update). Default: the faster by measurement: "
                       "everything on a GPU or TPU; on a CPU, evaluation and prediction for "
-                      "hidden size <= 256, training never.")
+                      "hidden size <= 256 (not in mixed_bfloat16, nor on CPUs with AMX: "
+                      "TensorFlow's fused matmuls are faster there), training never.")
     flags.DEFINE_integer("steps_per_execution", None, "The most training steps per "
                          "tf.function call and progress line (default: --iterations_per_loop); "
                          "a call also ends after about 10 s.", lower_bound=1)
