@@ -95,12 +95,6 @@ def _check_kind(folder, record, kind):
     so without this a NER folder served as a classifier would classify with
     its tagging head, and say nothing. Records written before runs recorded
     their kind are not checked.
-
-    >>> _check_kind("ner_out", {"serving_kind": "ner", "task": {"task": "ner"}}, "encoder")
-    >>> _check_kind("ner_out", {"serving_kind": None, "task": {"task": "ner"}}, "ner")
-    Traceback (most recent call last):
-    ...
-    bert_tf.errors.UsageError: ner_out/run.json: the model in ner_out was trained for task ner and has no ner SavedModel, only its encoder's (--kind=encoder)
     """
     if "serving_kind" not in record or kind in ("encoder", record["serving_kind"]):
         return

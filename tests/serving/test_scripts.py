@@ -227,3 +227,17 @@ def test_an_export_dir_an_export_cannot_replace_is_a_usage_error(classifier_fold
     _one_error_line(result, "classify_text", "--export_dir: gs://bucket/served: exports are "
                                              "written to a local folder")
     assert os.listdir(tmp_path / "notes") == ["README"]
+
+
+def test_a_model_without_a_savedmodel_kind_is_refused_in_one_sentence():
+    # A feature-based NER run records serving_kind None: only its encoder can be served.
+    import pytest
+
+    from bert_tf.errors import UsageError
+    from bert_tf.scripts.trained_settings import _check_kind
+    _check_kind("ner_out", {"serving_kind": None, "task": {"task": "ner"}}, "encoder")
+    with pytest.raises(UsageError) as refused:
+        _check_kind("ner_out", {"serving_kind": None, "task": {"task": "ner"}}, "ner")
+    assert str(refused.value) == ("ner_out/run.json: the model in ner_out was trained for task "
+                                  "ner and has no ner SavedModel, only its encoder's "
+                                  "(--kind=encoder)")
