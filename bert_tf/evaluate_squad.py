@@ -16,9 +16,10 @@ line naming the file and the question, exit code 1.
 
 import argparse
 import json
-import os
 
 from bert_tf.atomic_files import write_text
+from bert_tf.errors import UsageError
+from bert_tf.output_paths import check_outputs_apart
 from bert_tf.tasks import squad_data
 from bert_tf.tasks import squad_scoring
 
@@ -98,18 +99,6 @@ def evaluate(data_file, prediction_file, na_prob_file=None, na_prob_thresh=1.0):
     return squad_scoring.score_v2(questions, predictions, na_probs, na_prob_thresh)
 
 
-def _same_file(path, other):
-    """Whether two paths name one file (links and other spellings included).
-
-    >>> _same_file("scores.json", "./scores.json"), _same_file("a.json", "b.json")
-    (True, False)
-    """
-    try:
-        return os.path.samefile(path, other)
-    except OSError:  # one of them does not exist
-        return os.path.realpath(path) == os.path.realpath(other)
-
-
 def main(argv=None):
     """The command line (`argv` without the program name; default: `sys.argv[1:]`)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -122,11 +111,12 @@ def main(argv=None):
     parser.add_argument("--out-file", "-o", help="write the JSON here instead of printing")
     args = parser.parse_args(argv)
     if args.out_file:
-        for name in ("data_file", "pred_file", "na_prob_file"):
-            read = getattr(args, name)
-            if read and _same_file(args.out_file, read):
-                parser.exit(2, f"error: --out-file {args.out_file} is the {name} {read}: "
-                               "refusing to write over a file the run reads\n")
+        read = {"data_file": [args.data_file], "pred_file": [args.pred_file],
+                "--na-prob-file": [args.na_prob_file] if args.na_prob_file else []}
+        try:
+            check_outputs_apart([args.out_file], read, output_flag="--out-file")
+        except UsageError as error:
+            parser.exit(2, f"error: {error}\n")
     try:
         report = evaluate(args.data_file, args.pred_file, args.na_prob_file,
                           args.na_prob_thresh)

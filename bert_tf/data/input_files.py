@@ -1,22 +1,20 @@
-"""Which files a pretraining-data run reads and writes, checked before any work.
+"""Which files a run reads, checked before any work.
 
 * `expand_input_patterns`: the one reading of an `--input_file` flag, for
   text and TFRecord inputs alike: a comma list of paths or globs.
 * `check_text_file`: refuses a file that is not text (a TFRecord, this
   tool's own earlier output, an archive, random bytes) rather than letting
   its bytes pass for sentences.
-* `check_outputs_apart`: refuses an output path that is an input or the
-  vocabulary, so that no run ever writes over what it reads, or that is a
-  directory, before any work rather than after it.
+
+Outputs are kept apart from these inputs by `bert_tf.output_paths`.
 """
 
 import codecs
 import os
-from typing import List, Mapping, Sequence, Union
+from typing import List, Sequence, Union
 
 import tensorflow as tf
 
-from bert_tf.errors import UsageError
 
 # Bytes read from the start of a file to tell text from binary data.
 SNIFF_BYTES = 8192
@@ -98,65 +96,3 @@ def check_text_file(path: str) -> None:
     if undecodable > _MAX_UNDECODABLE_SHARE * len(head):
         raise ValueError(f"{path}: not UTF-8 text ({undecodable} of its first {len(head)} "
                          "bytes are not UTF-8); is it a binary file or in another encoding?")
-
-
-def file_identity(path: str) -> tuple:
-    """What makes two paths the same file: its inode if it exists, else its real path.
-
-    >>> file_identity("out/a.tfrecord") == file_identity("./out/../out/a.tfrecord")
-    True
-    """
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return ("path", os.path.realpath(path))
-    return ("inode", stat.st_dev, stat.st_ino)
-
-
-def check_outputs_apart(output_files: Sequence[str],
-                        read_files: Mapping[str, Sequence[str]],
-                        output_flag: str = "output_file") -> None:
-    """Fails if an output file is one of the files read (links included), or a directory.
-
-    Args:
-      output_files: paths about to be written.
-      read_files: {flag name: its files}, e.g. {"input_file": [...],
-        "vocab_file": [...]}.
-      output_flag: what the message calls the outputs (the flag that names them).
-
-    Raises:
-      UsageError: naming the output, the flag and the file it would overwrite,
-        or two spellings of one output file (the command line must change).
-
-    Example:
-      >>> import tempfile
-      >>> text = os.path.join(tempfile.mkdtemp(), "corpus.txt")
-      >>> _ = open(text, "w").write("text\\n")
-      >>> check_outputs_apart([text + ".tfrecord"], {"input_file": [text]})
-      >>> check_outputs_apart([text], {"input_file": [text]})  # doctest: +ELLIPSIS
-      Traceback (most recent call last):
-      ...
-      bert_tf.errors.UsageError: output_file .../corpus.txt is the input_file .../corpus.txt: refusing to write over a file the run reads
-      >>> check_outputs_apart([os.path.dirname(text)], {})  # doctest: +ELLIPSIS
-      Traceback (most recent call last):
-      ...
-      bert_tf.errors.UsageError: output_file ... is a directory; name a file there
-    """
-    written = {}  # file identity -> the output spelling it
-    for output in output_files:
-        if os.path.isdir(output):
-            raise UsageError(f"{output_flag} {output} is a directory; name a file there")
-        identity = file_identity(output)
-        if identity in written:
-            raise UsageError(f"{output_flag} names one file twice ({written[identity]}, "
-                             f"{output}); each output needs a file of its own")
-        written[identity] = output
-    read = {}
-    for flag, paths in read_files.items():
-        for path in paths:
-            read.setdefault(file_identity(path), (flag, path))
-    for identity, output in written.items():
-        if identity in read:
-            flag, path = read[identity]
-            raise UsageError(f"{output_flag} {output} is the {flag} {path}: refusing to "
-                             "write over a file the run reads")

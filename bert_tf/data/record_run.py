@@ -7,9 +7,10 @@ the compiled line tokenizer. Nothing is written before these checks pass.
 
 from typing import Dict, NamedTuple, Sequence
 
-from bert_tf.data.input_files import check_outputs_apart, check_text_file
+from bert_tf.data.input_files import check_text_file
 from bert_tf.data.line_tokenizer import LineTokenizer
 from bert_tf.data.pretraining_options import PretrainingDataOptions
+from bert_tf.output_paths import check_outputs_apart
 from bert_tf.tokenization.vocab import PRETRAINING_REQUIRED_TOKENS, load_vocab
 
 

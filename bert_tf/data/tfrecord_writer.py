@@ -14,7 +14,7 @@ from absl import logging
 
 from bert_tf.atomic_files import (discard, prepare_folder_for, publish, remove_left_behind,
                                   temporary_name)
-from bert_tf.data.input_files import file_identity
+from bert_tf.output_paths import file_identity
 
 
 class RoundRobinRecordWriter:

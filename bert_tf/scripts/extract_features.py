@@ -17,9 +17,10 @@ from absl import flags, logging
 
 from bert_tf.atomic_files import prepare_folder_for
 from bert_tf.checkpoints import checkpoint_folder, restore
-from bert_tf.data.input_files import check_outputs_apart, check_text_file
+from bert_tf.data.input_files import check_text_file
 from bert_tf.errors import UsageError
 from bert_tf.modeling import BertEncoder
+from bert_tf.output_paths import check_outputs_apart
 from bert_tf.scripts import cli, runner_flags
 from bert_tf.tasks.feature_extraction import (LayerFeatures, extract_features, read_examples,
                                               resolve_layer_indexes)

@@ -15,8 +15,9 @@ from absl import flags, logging
 
 from bert_tf.atomic_files import prepare_folder_for
 from bert_tf.data import vocab_learning
-from bert_tf.data.input_files import check_outputs_apart, expand_input_patterns
+from bert_tf.data.input_files import expand_input_patterns
 from bert_tf.errors import UsageError
+from bert_tf.output_paths import check_outputs_apart
 from bert_tf.scripts import cli
 
 FLAGS = flags.FLAGS

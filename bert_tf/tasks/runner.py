@@ -30,8 +30,8 @@ from absl import logging
 from bert_tf import serving
 from bert_tf.atomic_files import prepare_folder_for
 from bert_tf.checkpoints import CHECKPOINT_BASENAME, checkpoint_folder
-from bert_tf.data.input_files import check_outputs_apart
 from bert_tf.errors import UsageError
+from bert_tf.output_paths import check_outputs_apart
 from bert_tf.tasks.run_record import (RECORD_FILE, check_run_record, recorded_run,
                                       warn_if_init_checkpoint_ignored)
 from bert_tf.tasks.task import RunContext

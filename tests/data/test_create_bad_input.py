@@ -8,7 +8,8 @@ import pytest
 import tensorflow as tf
 
 from bert_tf.data.documents import read_lines
-from bert_tf.data.input_files import check_outputs_apart, check_text_file, expand_input_patterns
+from bert_tf.data.input_files import check_text_file, expand_input_patterns
+from bert_tf.output_paths import check_outputs_apart
 from bert_tf.data.pretraining_data import create_exact
 from bert_tf.data.pretraining_options import PretrainingDataOptions
 from bert_tf.data.sharded_pretraining_data import create_sharded
