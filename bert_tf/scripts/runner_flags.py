@@ -86,6 +86,10 @@ def define_runtime_flags():
     flags.DEFINE_integer("num_gpus", 0, "GPUs for --distribution_strategy=mirrored (0: all).",
                          lower_bound=0)
     flags.DEFINE_string("tpu", None, "Cloud TPU name or grpc:// address.")
+    flags.DEFINE_integer("worker_wait_seconds", RunOptions.worker_wait_seconds,
+                         "With --distribution_strategy=multi_worker_mirrored: how long a "
+                         "worker waits for the others of TF_CONFIG to start (0: for ever).",
+                         lower_bound=0)
     flags.DEFINE_enum("optimizer", "adamw", list(OPTIMIZERS), "adamw: the original's; lamb: "
                       "layer-wise adaptive, for large batches.")
     flags.DEFINE_integer("gradient_accumulation_steps", 1, "Micro-batches per optimizer step.",
@@ -155,7 +159,8 @@ def run_options(values, **overrides):
         distribution_strategy=values.distribution_strategy or (
             "tpu" if values.use_tpu else "one_device"),
         num_gpus=values.num_gpus, tpu=values.tpu or values.tpu_name or values.master,
-        tpu_zone=values.tpu_zone, gcp_project=values.gcp_project)
+        tpu_zone=values.tpu_zone, gcp_project=values.gcp_project,
+        worker_wait_seconds=values.worker_wait_seconds)
     fields.update({name: values[name].value for name in _PHASE_ONLY if name in values})
     fields.update(overrides)
     return RunOptions(**fields)

@@ -56,10 +56,14 @@ class PretrainingTask(Task):
         self._matched = {}
 
     def record(self):
-        return {"task": self.name, "nsp": self.nsp, "causal": self.causal,
-                "max_seq_length": self.max_seq_length,
-                "max_predictions_per_seq": self.max_predictions_per_seq,
-                "dynamic_masking": self.dynamic_masking is not None}
+        record = {"task": self.name, "nsp": self.nsp, "causal": self.causal,
+                  "max_seq_length": self.max_seq_length,
+                  "max_predictions_per_seq": self.max_predictions_per_seq,
+                  "dynamic_masking": self.dynamic_masking is not None}
+        if self.dynamic_masking is not None:  # what the text's examples are made with
+            record["masking"] = {name: getattr(self.dynamic_masking, name) for name in (
+                "do_lower_case", "masked_lm_prob", "short_seq_prob", "do_whole_word_mask")}
+        return record
 
     def training_data(self, train_split):
         return None  # its input files: a resumed run may be given more

@@ -60,6 +60,7 @@ class RunOptions:
     tpu: str = None
     tpu_zone: str = None
     gcp_project: str = None
+    worker_wait_seconds: int = 900  # distribution.WORKER_WAIT_SECONDS; 0: for ever
 
     def __post_init__(self):
         if not self.output_dir:
@@ -77,6 +78,9 @@ class RunOptions:
             value = getattr(self, name)
             if value is not None and value < 1:
                 raise UsageError(f"--{name}={value} must be at least 1")
+        if self.worker_wait_seconds < 0:
+            raise UsageError(f"--worker_wait_seconds={self.worker_wait_seconds} must not be "
+                             "negative")
         if self.num_warmup_steps is not None and self.num_warmup_steps < 0:
             raise UsageError(f"--num_warmup_steps={self.num_warmup_steps} must not be negative")
         if self.train_batch_size % self.gradient_accumulation_steps:

@@ -33,7 +33,9 @@ _TRAINING_OPTIONS = ("init_checkpoint", "train_batch_size", "learning_rate", "nu
                      "gradient_accumulation_steps", "random_seed")
 # Task settings an evaluation of a trained model may set otherwise than its training.
 _EVALUATION_SETTINGS = ("max_seq_length", "doc_stride", "max_query_length",
-                        "max_predictions_per_seq", "dynamic_masking")
+                        "max_predictions_per_seq", "dynamic_masking", "masking")
+# Task settings records gained later: a record without one says nothing about it.
+_LATER_TASK_SETTINGS = ("masking",)
 
 
 def run_record(task, options, train_steps, train_split=None):
@@ -136,6 +138,9 @@ def recorded_run(folder):
 
 def _check_same_task(output_dir, recorded, new):
     other_task = recorded.get("task", {}).get("task")
+    if other_task is None:
+        raise UsageError(f"{os.path.join(output_dir, RECORD_FILE)}: the run record names no "
+                         "task; delete it to use the checkpoints beside it anyway")
     if other_task != new["task"]["task"]:
         raise UsageError(f"--output_dir={output_dir} holds a run of task {other_task}, not "
                          f"{new['task']['task']}; use a new --output_dir")
@@ -160,6 +165,9 @@ def _same_keys(recorded, new):
     recorded, new = dict(recorded), dict(new)
     recorded.pop("serving_kind", None)
     new.pop("serving_kind", None)
+    if isinstance(recorded.get("task"), dict) and isinstance(new.get("task"), dict):
+        new["task"] = {key: value for key, value in new["task"].items()
+                       if key in recorded["task"] or key not in _LATER_TASK_SETTINGS}
     if "training_data_sha256" not in recorded or "training_data_sha256" not in new:
         recorded.pop("training_data_sha256", None)
         new.pop("training_data_sha256", None)

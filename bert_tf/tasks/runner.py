@@ -23,8 +23,10 @@ tests run whole runners in-process. See `bert_tf.tasks.task` for an example.
 
 import contextlib
 import dataclasses
+import hashlib
 import os
 
+import tensorflow as tf
 from absl import logging
 
 from bert_tf import serving
@@ -32,7 +34,7 @@ from bert_tf.atomic_files import prepare_folder_for
 from bert_tf.checkpoints import CHECKPOINT_BASENAME, checkpoint_folder
 from bert_tf.errors import UsageError
 from bert_tf.output_paths import check_outputs_apart
-from bert_tf.tasks.run_record import (RECORD_FILE, check_run_record, recorded_run,
+from bert_tf.tasks.run_record import (RECORD_FILE, check_run_record, recorded_run, run_record,
                                       warn_if_init_checkpoint_ignored)
 from bert_tf.tasks.task import RunContext
 from bert_tf.training import distribution, precision
@@ -43,6 +45,7 @@ from bert_tf.training.resume import newest_checkpoint
 from bert_tf.training.run_dir import OutputDirLock
 from bert_tf.training.summaries import write_eval_results
 from bert_tf.training.trainer import Trainer
+from bert_tf.training.worker_agreement import WorkerAgreement
 
 EVAL_RESULTS_FILE = "eval_results.txt"  # the original's name
 
@@ -133,7 +136,8 @@ def _check_export(task, options):
 def _strategy(options):
     strategy = distribution.get_strategy(
         options.distribution_strategy, num_gpus=options.num_gpus, tpu=options.tpu,
-        tpu_zone=options.tpu_zone, gcp_project=options.gcp_project)
+        tpu_zone=options.tpu_zone, gcp_project=options.gcp_project,
+        worker_wait_seconds=options.worker_wait_seconds)
     split = options.gradient_accumulation_steps * strategy.num_replicas_in_sync
     if options.train_batch_size % split:
         raise UsageError(f"--train_batch_size={options.train_batch_size} is not divisible by "
@@ -174,7 +178,47 @@ def run(task, options):
     lock = OutputDirLock(options.output_dir) if distribution.is_chief(strategy) else (
         contextlib.nullcontext())
     with lock:
-        return _run_phases(task, options, strategy, splits)
+        try:
+            return _run_phases(task, options, strategy, splits)
+        except (tf.errors.UnavailableError, tf.errors.AbortedError,
+                tf.errors.DeadlineExceededError) as error:
+            if distribution.in_one_process(strategy):
+                raise
+            raise distribution.WorkerLostError(
+                f"another worker of this run stopped or cannot be reached "
+                f"({_collective_failure(error)}); the run stops here. Restart every worker "
+                "with the same command to resume from the last checkpoint") from None
+
+
+def _collective_failure(error):
+    """The line of a failed collective's TensorFlow error that says what happened."""
+    lines = [line.strip() for line in str(error.message).splitlines() if line.strip()]
+    for marker in ("unhealthy", "aborted by", "crashed", "Connection", "Deadline", "heartbeat"):
+        found = [line for line in lines if marker in line]
+        if found:
+            return found[0]
+    return lines[0] if lines else type(error).__name__
+
+
+def _worker_settings(task, options, train_steps, splits):
+    """`{name: value}` of what every worker of a multi-worker run must run alike.
+
+    The training record (task, options, model, training data, steps) and
+    what the phases read: another learning rate or step count on one worker
+    would silently train another model than the chief saves.
+    """
+    record = run_record(task, options, train_steps, splits.get("train"))
+    settings = dict(record["options"], **record["task"], train_steps=train_steps)
+    model = record.get("model") or {}
+    settings.update(bert_config=model.get("bert_config"), vocabulary=model.get("vocab_sha256"),
+                    training_data=record.get("training_data_sha256"))
+    for name in ("do_train", "do_eval", "do_predict", "eval_batch_size", "predict_batch_size",
+                 "max_eval_steps", "mixed_precision"):
+        settings[name] = getattr(options, name)
+    for split, name in (("dev", "evaluation_data"), ("test", "prediction_data")):
+        if split in splits:
+            settings[name] = hashlib.sha256(repr(splits[split]).encode()).hexdigest()
+    return settings
 
 
 def _exported_model_to_score(options):
@@ -206,6 +250,9 @@ def _exported_model_to_score(options):
 def _run_phases(task, options, strategy, splits):
     options, exported_step = _exported_model_to_score(options)
     train_steps = task.train_steps(splits.get("train", ()), options)
+    if not distribution.in_one_process(strategy):  # before any worker writes or trains
+        WorkerAgreement(strategy).check_same(
+            _worker_settings(task, options, train_steps, splits))
     _warmup_steps(task, options, train_steps)  # refused before run.json is written
     check_run_record(options.output_dir, task, options, train_steps, splits.get("train"))
     trainer = build_trainer(task, options, strategy, train_steps)
@@ -215,9 +262,12 @@ def _run_phases(task, options, strategy, splits):
     if options.do_train:
         logging.info("training %s: %d steps of batch %d", task.name, train_steps,
                      options.train_batch_size)
+        # A seeded shuffle gives the same batches every run: a resumed run goes on
+        # where the interrupted one stopped in them.
         trainer.train(lambda input_context: task.dataset(
             splits["train"], options.micro_batch_size, True, input_context,
-            options.random_seed), train_steps)
+            options.random_seed), train_steps,
+            resume_data_position=options.random_seed is not None)
         if trainer.is_chief:
             task.export(trainer.model, options.output_dir)
     results = None

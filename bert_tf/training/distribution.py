@@ -7,7 +7,14 @@
   when 0); on a machine without GPUs, over its logical CPU devices (which
   is how the tests exercise it);
 * `multi_worker_mirrored`: data-parallel over several machines (or
-  processes), each one described by the `TF_CONFIG` environment variable;
+  processes), each one described by the `TF_CONFIG` environment variable
+  (checked first: a message names what is wrong in it). Building the
+  strategy waits for every worker of the cluster; TensorFlow says nothing
+  meanwhile (worker 0 waits for ever), so a watcher process says every
+  30 s which addresses do not answer, and gives up after
+  `worker_wait_seconds` with a one-line error (`WaitingForWorkers`). A
+  worker that dies later makes the others fail at their next collective
+  (`WorkerLostError`, raised by the runner with one line);
 * `tpu`: a Cloud TPU (`--tpu`, the original's `--tpu_name`, a `grpc://`
   address, or the TPU VM's own chips). Without a TPU it fails at once with a
   message rather than waiting on a network that is not there.
@@ -15,15 +22,128 @@
 
 import json
 import os
+import signal
+import subprocess
+import sys
+import threading
 
 import tensorflow as tf
 from absl import logging
 
+from bert_tf.training import worker_watch
+
 STRATEGIES = ("one_device", "mirrored", "multi_worker_mirrored", "tpu")
+WORKER_WAIT_SECONDS = 900  # how long a worker waits for the others to start, by default
+WAIT_REPORT_SECONDS = 30.0
+_COORDINATED_JOBS = ("chief", "worker")
 
 
 class DistributionError(ValueError):
     """A strategy that cannot be built on this machine."""
+
+
+class WorkerLostError(ConnectionError):
+    """Another worker of a multi-worker run stopped or cannot be reached."""
+
+
+def check_tf_config(text):
+    """`(cluster, task type, task index)` of a `TF_CONFIG`; raises naming what is wrong.
+
+    Example:
+
+    >>> check_tf_config('{"cluster": {"worker": ["a:1", "b:2"]}, '
+    ...                 '"task": {"type": "worker", "index": 1}}')
+    ({'worker': ['a:1', 'b:2']}, 'worker', 1)
+    >>> check_tf_config('{"cluster": {"worker": ["a:1"]}, '
+    ...                 '"task": {"type": "worker", "index": 1}}')  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    bert_tf.training.distribution.DistributionError: TF_CONFIG: task index 1 is not among ...
+    """
+    try:
+        config = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise DistributionError(f"TF_CONFIG is not valid JSON ({e})") from None
+    if not isinstance(config, dict):
+        raise DistributionError("TF_CONFIG is not a JSON object with \"cluster\" and \"task\"")
+    cluster, task = config.get("cluster") or {}, config.get("task") or {}
+    if not (isinstance(cluster, dict) and all(
+            isinstance(addresses, list) and addresses
+            and all(isinstance(a, str) and ":" in a for a in addresses)
+            for addresses in cluster.values())):
+        raise DistributionError('TF_CONFIG: "cluster" must map each job ("chief", "worker") '
+                                'to a list of "host:port" addresses')
+    if not cluster:
+        return {}, None, None
+    if not (isinstance(task, dict) and "type" in task and "index" in task):
+        raise DistributionError('TF_CONFIG names a cluster but not this process\'s place in it: '
+                                'add "task": {"type": "worker", "index": N}')
+    kind, index = task["type"], task["index"]
+    if kind not in cluster:
+        raise DistributionError(f"TF_CONFIG: task type {kind!r} is not a job of its cluster "
+                                f"({', '.join(sorted(cluster))})")
+    if not isinstance(index, int) or isinstance(index, bool) or not (
+            0 <= index < len(cluster[kind])):
+        raise DistributionError(
+            f"TF_CONFIG: task index {index!r} is not among the {len(cluster[kind])} {kind} "
+            f"address(es) of its cluster (0 to {len(cluster[kind]) - 1})")
+    return cluster, kind, index
+
+
+class WaitingForWorkers:
+    """While building a multi-worker strategy: says who it waits for, and gives up in time.
+
+    A context manager around the strategy's construction, which blocks in
+    TensorFlow (holding Python's interpreter lock) until every worker of the
+    cluster has started. A watcher process (`worker_watch`) reports and ends
+    the wait (SIGKILL: TensorFlow takes SIGTERM for its own during the
+    wait, so the process ends with exit code 137). A Ctrl-C ends the
+    process at once meanwhile (Python would act on it only once TensorFlow
+    returned).
+
+    Args:
+        others: `{address: "worker 1"}` of the other processes of the cluster.
+        wait_seconds: give up after this long (0: never).
+    """
+
+    def __init__(self, others, wait_seconds, report_seconds=WAIT_REPORT_SECONDS):
+        self._others = others
+        self._wait_seconds = wait_seconds
+        self._report_seconds = report_seconds
+        self._watcher = None
+        self._previous = {}
+
+    def __enter__(self):
+        logging.info("waiting for the other workers of TF_CONFIG: %s",
+                     ", ".join(f"{name} at {a}" for a, name in self._others.items()))
+        program = os.path.splitext(os.path.basename(sys.argv[0] or "bert_tf"))[0]
+        self._watcher = subprocess.Popen(
+            [sys.executable, worker_watch.__file__, str(os.getpid()), str(self._wait_seconds),
+             program, json.dumps(self._others), str(self._report_seconds)],
+            stdin=subprocess.DEVNULL)
+        if threading.current_thread() is threading.main_thread():
+            self._previous[signal.SIGINT] = signal.signal(signal.SIGINT, signal.SIG_DFL)
+        return self
+
+    def __exit__(self, *exc_info):
+        for number, handler in self._previous.items():
+            signal.signal(number, handler)
+        self._previous.clear()
+        self._watcher.kill()
+        self._watcher.wait()
+        return False
+
+
+def _multi_worker_strategy(wait_seconds):
+    if "TF_CONFIG" not in os.environ:
+        logging.warning("multi_worker_mirrored without TF_CONFIG: a single worker")
+        return tf.distribute.MultiWorkerMirroredStrategy()
+    cluster, kind, index = check_tf_config(os.environ["TF_CONFIG"])
+    others = {address: f"{job} {i}" for job in _COORDINATED_JOBS
+              for i, address in enumerate(cluster.get(job, ())) if (job, i) != (kind, index)}
+    if not others:
+        return tf.distribute.MultiWorkerMirroredStrategy()
+    with WaitingForWorkers(others, wait_seconds):
+        return tf.distribute.MultiWorkerMirroredStrategy()
 
 
 def _mirrored_devices(num_gpus):
@@ -49,13 +169,16 @@ def _tpu_resolver(tpu, zone, project):
         raise DistributionError(f"--tpu={tpu}: cannot resolve this TPU ({e})") from e
 
 
-def get_strategy(name, num_gpus=0, tpu=None, tpu_zone=None, gcp_project=None):
+def get_strategy(name, num_gpus=0, tpu=None, tpu_zone=None, gcp_project=None,
+                 worker_wait_seconds=WORKER_WAIT_SECONDS):
     """Builds the strategy named by `--distribution_strategy`.
 
     Args:
         name: one of `STRATEGIES`.
         num_gpus: GPUs for `mirrored` (0: all of them).
         tpu, tpu_zone, gcp_project: where the TPU is, for `tpu`.
+        worker_wait_seconds: how long a `multi_worker_mirrored` worker
+            waits for the others to start (0: for ever).
 
     Returns:
         A `tf.distribute.Strategy`.
@@ -74,14 +197,7 @@ def get_strategy(name, num_gpus=0, tpu=None, tpu_zone=None, gcp_project=None):
     if name == "mirrored":
         return tf.distribute.MirroredStrategy(_mirrored_devices(num_gpus))
     if name == "multi_worker_mirrored":
-        if "TF_CONFIG" not in os.environ:
-            logging.warning("multi_worker_mirrored without TF_CONFIG: a single worker")
-        else:
-            try:
-                json.loads(os.environ["TF_CONFIG"])
-            except json.JSONDecodeError as e:
-                raise DistributionError(f"TF_CONFIG is not valid JSON ({e})") from e
-        return tf.distribute.MultiWorkerMirroredStrategy()
+        return _multi_worker_strategy(worker_wait_seconds)
     if name == "tpu":
         resolver = _tpu_resolver(tpu, tpu_zone, gcp_project)
         tf.config.experimental_connect_to_cluster(resolver)

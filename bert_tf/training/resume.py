@@ -85,8 +85,17 @@ def point_state_file_at(folder, prefix):
     except tf.errors.OpError:
         state = None
     if state is None or os.path.basename(state.model_checkpoint_path) != os.path.basename(prefix):
+        # Every older checkpoint too, oldest first: the state file is the list that
+        # `CheckpointManager` deletes the oldest of, and one it forgot would stay for ever.
+        # With their times: the manager deletes only those written after the state
+        # file's `last_preserved_timestamp` (0 here).
+        step = int(prefix.rsplit("-", 1)[1])
+        kept = [older for number, older in reversed(training_checkpoints(folder))
+                if number < step] + [prefix]
         tf.compat.v1.train.update_checkpoint_state(
-            folder, prefix, all_model_checkpoint_paths=[prefix])
+            folder, prefix, all_model_checkpoint_paths=kept,
+            all_model_checkpoint_timestamps=[
+                tf.io.gfile.stat(path + ".index").mtime_nsec / 1e9 for path in kept])
 
 
 def restore_newest_readable(checkpoint, folder, is_chief=True):
@@ -114,6 +123,12 @@ def restore_newest_readable(checkpoint, folder, is_chief=True):
                 f"{prefix}: this checkpoint is of another model or optimizer than this run "
                 f"builds ({error}); use another --output_dir") from None
         except READ_ERRORS as error:
+            if _reads_whole(prefix):  # the files are sound: the run is what differs
+                raise ResumeError(
+                    f"{prefix}: this checkpoint does not fit the model or optimizer this run "
+                    f"builds{_loss_scaling_difference(checkpoint, prefix)} "
+                    f"({str(error).splitlines()[0]}); rerun with the options it was written "
+                    "with, or use another --output_dir") from None
             logging.warning("%s: unreadable, trying an older checkpoint (%s)", prefix,
                             str(error).splitlines()[0])
             unreadable.append(prefix)
@@ -130,6 +145,42 @@ def restore_newest_readable(checkpoint, folder, is_chief=True):
             " are damaged or incomplete); move them away to start afresh, or use another "
             "--output_dir")
     return None
+
+
+def _reads_whole(prefix):
+    """Whether every tensor of checkpoint `prefix` reads: its files are whole.
+
+    A restore also fails on a sound checkpoint of another model or optimizer
+    (a dtype or shape that differs): that one must not be called damaged,
+    nor be passed over for an older one.
+    """
+    try:
+        reader = tf.train.load_checkpoint(prefix)
+        for name in reader.get_variable_to_dtype_map():
+            reader.get_tensor(name)
+    except (*READ_ERRORS, ValueError):
+        return False
+    return True
+
+
+_LOSS_SCALE = "optimizer/dynamic_scale/.ATTRIBUTES/VARIABLE_VALUE"
+
+
+def _loss_scaling_difference(checkpoint, prefix):
+    """Says so where the checkpoint and the run differ in loss scaling (`--mixed_precision`)."""
+    optimizer = getattr(checkpoint, "optimizer", None)
+    if optimizer is None:
+        return ""
+    run_scales = hasattr(optimizer, "dynamic_scale")
+    try:
+        saved_scales = _LOSS_SCALE in tf.train.load_checkpoint(prefix).get_variable_to_shape_map()
+    except READ_ERRORS:
+        return ""
+    if saved_scales == run_scales:
+        return ""
+    return (": it was written with loss scaling (--mixed_precision=mixed_float16) and this run "
+            "has none" if saved_scales else ": it was written without loss scaling and this "
+            "run has it (--mixed_precision=mixed_float16)")
 
 
 def original_checkpoint(folder):

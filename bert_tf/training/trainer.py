@@ -67,6 +67,57 @@ class NonFiniteLossError(TrainingStopped):
     """Training produced a NaN or infinite loss or gradient."""
 
 
+def _skipping(dataset_fn, micro_batches):
+    """`dataset_fn` less the first `micro_batches` global micro-batches of the training.
+
+    Each step draws one batch per replica per micro-batch, so a pipeline
+    skips that many per replica it feeds. The position is the same number of
+    examples whatever the replica count (a resumed run may use other GPUs).
+    """
+    def skipped(input_context):
+        replicas = (input_context.num_replicas_in_sync // input_context.num_input_pipelines
+                    if input_context else 1)
+        return dataset_fn(input_context).skip(micro_batches * replicas)
+    return skipped
+
+
+def global_batch_shares(dataset_fn, input_context):
+    """An input pipeline's share of the global batches one device would read, in order.
+
+    Evaluation must score the same examples on any number of replicas and
+    workers. Giving each pipeline its own part of the files (or records)
+    does not: each then drops its own remainder, and workers whose parts
+    differ in length end with different numbers of batches (a worker left
+    without one fed the model an empty batch, and the run failed). So every
+    pipeline reads the global batches of `dataset_fn(None)` (evaluation
+    data is small) and keeps, of each, the rows of its replicas, in
+    per-replica batches.
+
+    Example (two pipelines of one replica each, 5 examples in batches of 2):
+
+    >>> def batches(input_context):
+    ...     return tf.data.Dataset.range(5).batch(2, drop_remainder=True)
+    >>> second = tf.distribute.InputContext(num_input_pipelines=2, input_pipeline_id=1,
+    ...                                     num_replicas_in_sync=2)
+    >>> [b.numpy().tolist() for b in global_batch_shares(batches, second)]
+    [[1], [3]]
+    """
+    if input_context is None or input_context.num_replicas_in_sync == 1:
+        return dataset_fn(input_context)
+    dataset = dataset_fn(None)
+    global_batch = tf.nest.flatten(dataset.element_spec)[0].shape[0]
+    replicas = input_context.num_replicas_in_sync
+    if global_batch is None or global_batch % replicas:
+        raise ValueError(f"evaluation on {replicas} replicas needs whole global batches that "
+                         f"divide among them (batch dimension {global_batch})")
+    per_replica = global_batch // replicas
+    rows = per_replica * (replicas // input_context.num_input_pipelines)
+    start = input_context.input_pipeline_id * rows
+    dataset = dataset.map(lambda batch: tf.nest.map_structure(
+        lambda t: t[start:start + rows], batch))
+    return dataset.unbatch().batch(per_replica, drop_remainder=True)
+
+
 class Trainer:
     """Trains and evaluates a Keras model under any `tf.distribute` strategy.
 
@@ -173,13 +224,18 @@ class Trainer:
         done, loss_sum, metrics, last_loss, _ = tf.while_loop(more, step, initial)
         return done, loss_sum, metrics, last_loss
 
-    def train(self, dataset_fn, num_steps):
+    def train(self, dataset_fn, num_steps, resume_data_position=False):
         """Trains until `global_step` reaches `num_steps`; saves the last checkpoint.
 
         Args:
             dataset_fn: `input_context -> tf.data.Dataset` of micro-batches,
                 repeated as long as training needs.
             num_steps: the final global step.
+            resume_data_position: for a `dataset_fn` that gives the same
+                batches every run (a seeded shuffle): a run resumed at step N
+                skips the batches of steps 1..N, so that it trains on what
+                the uninterrupted run would have, not on the first batches
+                again (and never on the rest of the epoch).
 
         Returns:
             The metrics (and `loss`) of the last logged steps.
@@ -189,11 +245,15 @@ class Trainer:
             TrainingInterrupted: SIGTERM or SIGINT arrived; the step reached
                 was saved.
         """
+        step, results, stop_signal = int(self.global_step.numpy()), {}, 0
+        if resume_data_position and 0 < step < num_steps:
+            logging.info("resuming the training data at step %d: skipping the %d examples "
+                         "its steps trained on", step, step * self.global_batch_size)
+            dataset_fn = _skipping(dataset_fn, step * self.accumulation)
         dataset = self.strategy.distribute_datasets_from_function(dataset_fn)
         iterator = iter(dataset)
         writer = self._summary_writer("train")
         progress = Progress(num_steps)
-        step, results, stop_signal = int(self.global_step.numpy()), {}, 0
         with StopSignals() as signals:
             while step < num_steps:
                 next_save = (step // self.save_checkpoints_steps + 1) * self.save_checkpoints_steps
@@ -202,6 +262,11 @@ class Trainer:
                     signals.received or 0)
                 if stop_signal:
                     break
+                if not count:  # another worker has done its steps: the workers' runs differ
+                    progress.close()
+                    raise TrainingStopped(
+                        f"another worker ended its training at step {step} of this worker's "
+                        f"{num_steps}: the workers were started with different flags")
                 start = time.time()
                 # The first call builds the step (tracing, XLA): say so, since nothing shows.
                 first_call = self.train_steps.experimental_get_tracing_count() == 0
@@ -278,11 +343,18 @@ class Trainer:
     def evaluate(self, dataset_fn, max_steps=None):
         """Evaluates on up to `max_steps` batches of a finite dataset, logging its progress.
 
+        Args:
+            dataset_fn: `input_context -> tf.data.Dataset`; called with None it
+                gives the global batches in order (whole batches only where
+                the strategy has several replicas, see `global_batch_shares`).
+            max_steps: the most global batches to evaluate.
+
         Returns:
             `{"global_step", "loss" (mean over batches), each metric}`;
             also written as TensorBoard scalars in `output_dir/eval`.
         """
-        dataset = self.strategy.distribute_datasets_from_function(dataset_fn)
+        dataset = self.strategy.distribute_datasets_from_function(
+            lambda input_context: global_batch_shares(dataset_fn, input_context))
         loss_sum, batches = 0.0, 0
         sums = {name: np.zeros(2) for name in self.objective.metric_names}
         progress = WorkProgress("evaluating", max_steps)

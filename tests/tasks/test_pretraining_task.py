@@ -80,3 +80,43 @@ def test_inputs_without_a_record_or_a_document_are_named(tmp_path):
     corpus = shared_path("corpus", "sample_text.txt")
     blank = tmp_path / "blank.txt"
     assert len(_task(f"{blank},{corpus}", dynamic_masking=dynamic).read_split("train")) == 2
+
+
+def test_a_resumed_dynamic_masking_run_must_mask_as_it_did(tmp_path):
+    """Another --masked_lm_prob (or casing, whole-word masking) trains on other examples;
+    run.json recorded only that dynamic masking was on, so such a rerun resumed silently."""
+    import json
+
+    from bert_tf.tasks.run_record import check_run_record
+
+    corpus = str(shared_path("corpus", "gutenberg_pretrain.txt"))
+    options = quick_options(tmp_path, do_train=True, num_train_steps=4, random_seed=None)
+
+    def task(**masking):
+        return _task(corpus, max_seq_length=32, max_predictions_per_seq=5,
+                     dynamic_masking=PretrainingDataOptions(
+                         max_seq_length=32, max_predictions_per_seq=5, **masking))
+
+    check_run_record(str(tmp_path), task(), options, 4, [corpus])
+    (tmp_path / "ckpt-2.index").write_bytes(b"")  # a checkpoint to resume from
+    check_run_record(str(tmp_path), task(), options, 4, [corpus])  # the same: resumes
+    with pytest.raises(UsageError, match=r"task\.masking\.masked_lm_prob: 0\.15 in the "
+                                         r"recorded run, 0\.3 now"):
+        check_run_record(str(tmp_path), task(masked_lm_prob=0.3), options, 4, [corpus])
+    # A record written before the masking was recorded says nothing about it.
+    record = json.loads((tmp_path / "run.json").read_text())
+    del record["task"]["masking"]
+    (tmp_path / "run.json").write_text(json.dumps(record))
+    check_run_record(str(tmp_path), task(masked_lm_prob=0.3), options, 4, [corpus])
+
+
+def test_a_run_record_that_names_no_task_is_named_so(tmp_path):
+    """It read as "holds a run of task None"."""
+    from bert_tf.tasks.run_record import check_run_record
+
+    records = str(shared_path("golden", "sample_text_seed12345_dupe10.tfrecord"))
+    (tmp_path / "run.json").write_text('{"task": {}, "options": {}}')
+    (tmp_path / "ckpt-2.index").write_bytes(b"")
+    with pytest.raises(UsageError, match=r"run\.json: the run record names no task; delete it"):
+        check_run_record(str(tmp_path), _task(records), quick_options(
+            tmp_path, do_train=True, num_train_steps=4, random_seed=None), 4, [records])

@@ -10,8 +10,10 @@ import sys
 import time
 
 import pytest
+import tensorflow as tf
 
-from bert_tf.training.distribution import DistributionError, get_strategy
+from bert_tf.training import worker_watch
+from bert_tf.training.distribution import DistributionError, check_tf_config, get_strategy
 from tests_shared import wait_for_line
 from training.pretraining_runs import environment, golden_records, pretraining_command
 
@@ -130,3 +132,124 @@ def test_a_signal_to_one_worker_stops_every_worker_at_the_same_step(tmp_path):
     assert f"ckpt-{steps[0]}.index" in os.listdir(output_dir)
     # Calls stay time-bounded under multi-worker training too: far short of 1000 steps.
     assert steps[0] < 1000 and stopped_after < 60
+
+
+@pytest.mark.parametrize("tf_config, message", [
+    ("{cluster", "TF_CONFIG is not valid JSON"),
+    ('{"cluster": {"worker": ["a:1", "b:2"]}}', "not this process's place in it"),
+    ('{"cluster": {"worker": ["a:1"]}, "task": {"type": "worker", "index": 1}}',
+     "task index 1 is not among the 1 worker address"),
+    ('{"cluster": {"worker": ["a:1"]}, "task": {"type": "ps", "index": 0}}',
+     "task type 'ps' is not a job of its cluster"),
+    ('{"cluster": {"worker": ["a"]}, "task": {"type": "worker", "index": 0}}',
+     'a list of "host:port" addresses'),
+])
+def test_a_bad_tf_config_says_what_is_wrong_in_it(tf_config, message):
+    with pytest.raises(DistributionError, match=re.escape(message)):
+        check_tf_config(tf_config)
+
+
+def test_a_worker_waiting_for_absent_workers_says_so_and_gives_up():
+    """TensorFlow waits for ever, silently, for a worker that never starts (worker 0)."""
+    absent = f"localhost:{_free_ports(1)[0]}"
+    waiting = (f"import json, subprocess, sys, time; subprocess.Popen([sys.executable, "
+               f"{worker_watch.__file__!r}, str(__import__('os').getpid()), '2', 'run_x', "
+               f"json.dumps({{{absent!r}: 'worker 1'}}), '0.5']); time.sleep(60)")
+    start = time.time()
+    result = subprocess.run([sys.executable, "-c", waiting], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == -signal.SIGKILL and time.time() - start < 30
+    lines = result.stderr.splitlines()
+    assert f"run_x: waited 0 s for the other workers of TF_CONFIG: nothing answers for " \
+           f"worker 1 at {absent}" in lines[0].replace("waited 1 s", "waited 0 s")
+    assert lines[-1] == (f"run_x: error: the other workers of TF_CONFIG did not join within "
+                         f"2.0 s (nothing answers for worker 1 at {absent}); start every worker, "
+                         "or give --worker_wait_seconds more time")
+
+
+def _two_workers(tmp_path, output_dir, *flags, per_worker=((), ())):
+    """Starts two pretraining workers on localhost; returns their processes and log paths."""
+    workers = [f"localhost:{port}" for port in _free_ports(2)]
+    logs = [tmp_path / f"worker{index}.log" for index in range(2)]
+    processes = [
+        subprocess.Popen(pretraining_command(str(tmp_path), str(output_dir), *flags,
+                                             *per_worker[index]),
+                         stdout=subprocess.DEVNULL, stderr=open(log, "w"),
+                         env=environment(TF_CONFIG=json.dumps(
+                             {"cluster": {"worker": workers},
+                              "task": {"type": "worker", "index": index}})))
+        for index, log in enumerate(logs)]
+    return processes, logs
+
+
+def _wait_all(processes, seconds):
+    try:
+        for process in processes:
+            process.wait(timeout=seconds)
+    finally:
+        for process in processes:
+            process.kill()
+
+
+def test_workers_started_with_other_flags_stop_naming_them(tmp_path):
+    """Another learning rate on one worker trained on silently, the weights drifting apart."""
+    processes, logs = _two_workers(
+        tmp_path, tmp_path / "out", "--distribution_strategy=multi_worker_mirrored", "--do_train",
+        "--train_batch_size=8", "--num_train_steps=2", "--num_warmup_steps=1",
+        per_worker=(("--learning_rate=1e-3",), ("--learning_rate=5e-2",)))
+    _wait_all(processes, 300)
+    for process, log, rate in zip(processes, logs, ("0.001", "0.05")):
+        last = log.read_text().splitlines()[-1]
+        assert process.returncode == 2, last
+        assert last == ("run_pretraining: error: the workers of this run were started with "
+                        f"different settings: learning_rate (this worker: learning_rate={rate}); "
+                        "start every worker with the same command line and files")
+
+
+def test_a_killed_worker_ends_the_others_with_one_line(tmp_path):
+    processes, logs = _two_workers(
+        tmp_path, tmp_path / "out", "--distribution_strategy=multi_worker_mirrored", "--do_train",
+        "--train_batch_size=8", "--num_train_steps=100000", "--num_warmup_steps=1",
+        "--save_checkpoints_steps=100000", "--iterations_per_loop=2")
+    try:
+        wait_for_line(logs[1], r"step 2/100000", processes[1])
+        processes[1].kill()
+        processes[0].wait(timeout=120)
+    finally:
+        _wait_all(processes, 10)
+    last = logs[0].read_text().splitlines()[-1]
+    assert processes[0].returncode == 1, last
+    assert last.startswith("run_pretraining: error: another worker of this run stopped or "
+                           "cannot be reached (")
+    assert last.endswith("Restart every worker with the same command to resume from the last "
+                         "checkpoint")
+
+
+def test_two_workers_evaluate_the_batches_one_process_does(tmp_path):
+    """Evaluation files of other lengths: each worker read its own file and dropped its own
+    remainder, and one was left without a batch (an empty one failed the model)."""
+    records = [r.numpy() for r in tf.data.TFRecordDataset(golden_records()).take(19)]
+    for name, part in (("a.tfrecord", records[:13]), ("b.tfrecord", records[13:])):
+        with tf.io.TFRecordWriter(str(tmp_path / name)) as writer:
+            for record in part:
+                writer.write(record)
+    output_dir = tmp_path / "out"
+    evaluation = (f"--eval_input_file={tmp_path / 'a.tfrecord'},{tmp_path / 'b.tfrecord'}",
+                  "--eval_batch_size=4", "--do_eval")
+    processes, logs = _two_workers(
+        tmp_path, output_dir, "--distribution_strategy=multi_worker_mirrored", "--do_train",
+        "--train_batch_size=8", "--num_train_steps=1", "--num_warmup_steps=1", *evaluation)
+    _wait_all(processes, 400)
+    assert [p.returncode for p in processes] == [0, 0], logs[1].read_text()[-3000:]
+    two_workers = (output_dir / "eval_results.txt").read_text()
+    one = subprocess.run(pretraining_command(str(tmp_path), str(output_dir), "--num_train_steps=1",
+                                             "--num_warmup_steps=1", *evaluation),
+                         capture_output=True, text=True, timeout=300, env=environment())
+    assert one.returncode == 0, one.stderr[-3000:]
+    results = [dict(line.split(" = ") for line in text.splitlines())
+               for text in (two_workers, (output_dir / "eval_results.txt").read_text())]
+    assert results[0].keys() == results[1].keys()
+    for key in results[0]:
+        assert float(results[0][key]) == pytest.approx(float(results[1][key]), rel=1e-5), key
+    # 19 records in global batches of 4: 4 batches, as on one device.
+    assert "over 4 batches" in logs[0].read_text()

@@ -143,3 +143,52 @@ def test_only_readable_name_based_checkpoints_count_as_the_original_codes(tmp_pa
     assert "model.ckpt-5.index: unreadable" in caplog.text
     _write_original_checkpoint(model, tmp_path, step=4)
     assert original_checkpoint(str(tmp_path)) == str(tmp_path / "model.ckpt-4")
+
+
+def test_a_checkpoint_of_other_loss_scaling_is_named_not_called_damaged(earlier_run):
+    """Resuming a float32 run with mixed_float16 (or back) was called damaged checkpoints."""
+    folder, files = earlier_run
+    scaled = make_trainer(folder, policy="mixed_float16")
+    with pytest.raises(ResumeError, match=r"ckpt-4: this checkpoint does not fit .* written "
+                                          r"without loss scaling and this run has it"):
+        scaled.checkpoints.restore_latest()
+    _assert_unchanged(files)
+    assert not (folder / "unreadable_checkpoints").exists()
+
+
+def test_a_repaired_state_file_keeps_every_older_checkpoint_to_delete(earlier_run):
+    """A run killed between a checkpoint and its state file: the manager must still see
+    the older ones, or they stay beyond max_to_keep for ever."""
+    folder, _ = earlier_run
+    tf.compat.v1.train.update_checkpoint_state(str(folder), str(folder / "ckpt-2"),
+                                               all_model_checkpoint_paths=[str(folder / "ckpt-2")])
+    trainer = make_trainer(folder, steps_per_execution=2, max_checkpoints_to_keep=2)
+    assert trainer.checkpoints.restore_latest() == 4
+    state = tf.train.get_checkpoint_state(str(folder))
+    assert [os.path.basename(p) for p in state.all_model_checkpoint_paths] == ["ckpt-2", "ckpt-4"]
+    trainer.train(dataset_fn(), num_steps=6)
+    assert sorted(n for n in os.listdir(folder) if n.endswith(".index")) == [
+        "ckpt-4.index", "ckpt-6.index"]
+
+
+@pytest.mark.parametrize("resume_data_position", [True, False])
+def test_a_resumed_run_trains_on_what_the_uninterrupted_run_did(tmp_path, resume_data_position):
+    """With a seeded shuffle each run sees the same batches: without skipping those of the
+    steps done, a resumed run trained on the first batches again and never on the rest."""
+    config = dataclasses.replace(CONFIG, hidden_dropout_prob=0.0,
+                                 attention_probs_dropout_prob=0.0)
+    uninterrupted = make_trainer(tmp_path / "whole", config=config, steps_per_execution=2)
+    start = uninterrupted.model.get_weights()
+    uninterrupted.train(dataset_fn(), num_steps=6, resume_data_position=True)
+    interrupted = make_trainer(tmp_path / "resumed", config=config, steps_per_execution=2)
+    interrupted.model.set_weights(start)
+    interrupted.train(dataset_fn(), num_steps=2, resume_data_position=True)
+    resumed = make_trainer(tmp_path / "resumed", config=config, steps_per_execution=2)
+    assert resumed.checkpoints.restore_latest() == 2
+    resumed.train(dataset_fn(), num_steps=6, resume_data_position=resume_data_position)
+    difference = max(float(np.abs(a.numpy() - b.numpy()).max())
+                     for a, b in zip(uninterrupted.model.weights, resumed.model.weights))
+    if resume_data_position:
+        assert difference < 1e-6
+    else:  # the test can tell: steps 3-6 on batches 1-4 give other weights
+        assert difference > 1e-4
