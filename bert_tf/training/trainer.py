@@ -53,6 +53,7 @@ from absl import logging
 
 from bert_tf.training import compilation, distribution
 from bert_tf.training.call_sizes import MAX_CALL_SECONDS, CallSizes
+from bert_tf.training.input_feeds import global_batch_shares, skipping
 from bert_tf.training.interrupts import StopSignals, TrainingInterrupted, TrainingStopped
 from bert_tf.training.objective import metric_values
 from bert_tf.training.progress import Progress
@@ -65,57 +66,6 @@ from bert_tf.work_progress import WorkProgress
 
 class NonFiniteLossError(TrainingStopped):
     """Training produced a NaN or infinite loss or gradient."""
-
-
-def _skipping(dataset_fn, micro_batches):
-    """`dataset_fn` less the first `micro_batches` global micro-batches of the training.
-
-    Each step draws one batch per replica per micro-batch, so a pipeline
-    skips that many per replica it feeds. The position is the same number of
-    examples whatever the replica count (a resumed run may use other GPUs).
-    """
-    def skipped(input_context):
-        replicas = (input_context.num_replicas_in_sync // input_context.num_input_pipelines
-                    if input_context else 1)
-        return dataset_fn(input_context).skip(micro_batches * replicas)
-    return skipped
-
-
-def global_batch_shares(dataset_fn, input_context):
-    """An input pipeline's share of the global batches one device would read, in order.
-
-    Evaluation must score the same examples on any number of replicas and
-    workers. Giving each pipeline its own part of the files (or records)
-    does not: each then drops its own remainder, and workers whose parts
-    differ in length end with different numbers of batches (a worker left
-    without one fed the model an empty batch, and the run failed). So every
-    pipeline reads the global batches of `dataset_fn(None)` (evaluation
-    data is small) and keeps, of each, the rows of its replicas, in
-    per-replica batches.
-
-    Example (two pipelines of one replica each, 5 examples in batches of 2):
-
-    >>> def batches(input_context):
-    ...     return tf.data.Dataset.range(5).batch(2, drop_remainder=True)
-    >>> second = tf.distribute.InputContext(num_input_pipelines=2, input_pipeline_id=1,
-    ...                                     num_replicas_in_sync=2)
-    >>> [b.numpy().tolist() for b in global_batch_shares(batches, second)]
-    [[1], [3]]
-    """
-    if input_context is None or input_context.num_replicas_in_sync == 1:
-        return dataset_fn(input_context)
-    dataset = dataset_fn(None)
-    global_batch = tf.nest.flatten(dataset.element_spec)[0].shape[0]
-    replicas = input_context.num_replicas_in_sync
-    if global_batch is None or global_batch % replicas:
-        raise ValueError(f"evaluation on {replicas} replicas needs whole global batches that "
-                         f"divide among them (batch dimension {global_batch})")
-    per_replica = global_batch // replicas
-    rows = per_replica * (replicas // input_context.num_input_pipelines)
-    start = input_context.input_pipeline_id * rows
-    dataset = dataset.map(lambda batch: tf.nest.map_structure(
-        lambda t: t[start:start + rows], batch))
-    return dataset.unbatch().batch(per_replica, drop_remainder=True)
 
 
 class Trainer:
@@ -249,7 +199,7 @@ class Trainer:
         if resume_data_position and 0 < step < num_steps:
             logging.info("resuming the training data at step %d: skipping the %d examples "
                          "its steps trained on", step, step * self.global_batch_size)
-            dataset_fn = _skipping(dataset_fn, step * self.accumulation)
+            dataset_fn = skipping(dataset_fn, step * self.accumulation)
         dataset = self.strategy.distribute_datasets_from_function(dataset_fn)
         iterator = iter(dataset)
         writer = self._summary_writer("train")
