@@ -53,10 +53,12 @@ def _alive(pid):
 def watch(parent, wait_seconds, program, others, report_seconds=REPORT_SECONDS):
     """Reports every `report_seconds` until `parent` ends; ends it after `wait_seconds`."""
     start = next_report = time.monotonic()
+    give_up = start + wait_seconds if wait_seconds else float("inf")
     while True:
         next_report += report_seconds
-        while time.monotonic() < next_report:  # a parent that ended (Ctrl-C) ends the watch
-            time.sleep(min(1.0, max(0.0, next_report - time.monotonic())))
+        wake = min(next_report, give_up)  # the wait ends on time, not at the next report
+        while time.monotonic() < wake:  # a parent that ended (Ctrl-C) ends the watch
+            time.sleep(min(1.0, max(0.0, wake - time.monotonic())))
             if not _alive(parent) or os.getppid() != parent:
                 return
         waited = time.monotonic() - start

@@ -167,6 +167,21 @@ def test_a_worker_waiting_for_absent_workers_says_so_and_gives_up():
                          "or give --worker_wait_seconds more time")
 
 
+
+def test_a_wait_shorter_than_the_report_period_ends_on_time():
+    """--worker_wait_seconds=10 waited 30 s: the watcher looked at the time only when it
+    reported (every 30 s)."""
+    waiting = (f"import json, subprocess, sys, time; subprocess.Popen([sys.executable, "
+               f"{worker_watch.__file__!r}, str(__import__('os').getpid()), '1', 'run_x', "
+               f"json.dumps({{'localhost:{_free_ports(1)[0]}': 'worker 1'}}), '30']); "
+               f"time.sleep(60)")
+    start = time.time()
+    result = subprocess.run([sys.executable, "-c", waiting], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == -signal.SIGKILL
+    assert time.time() - start < 15
+    assert "did not join within 1.0 s" in result.stderr
+
 def _two_workers(tmp_path, output_dir, *flags, per_worker=((), ())):
     """Starts two pretraining workers on localhost; returns their processes and log paths."""
     workers = [f"localhost:{port}" for port in _free_ports(2)]
