@@ -21,8 +21,9 @@ import tensorflow_text  # noqa: F401  (registers the ops of the in-graph tokeniz
 from absl import flags
 
 from bert_tf import serving
-from bert_tf.checkpoints import CHECKPOINT_BASENAME, checkpoint_folder
-from bert_tf.checkpoints.huggingface import SAFETENSORS_NAME, SHARD_INDEX_NAME
+from bert_tf.checkpoints import CHECKPOINT_BASENAME, CheckpointError, checkpoint_folder
+from bert_tf.checkpoints.huggingface import (SAFETENSORS_NAME, SHARD_INDEX_NAME,
+                                             safetensors_files)
 from bert_tf.checkpoints.labels import LABELS_FILE
 from bert_tf.errors import UsageError
 from bert_tf.scripts import cli
@@ -101,6 +102,11 @@ def _newer_than_sources(export_dir, model_dir):
     if not os.path.exists(saved):
         return False
     sources = [os.path.join(model_dir, name) for name in _SOURCE_FILES]
+    if os.path.exists(os.path.join(model_dir, SHARD_INDEX_NAME)):  # and the shards it names
+        try:
+            sources += safetensors_files(os.path.join(model_dir, SHARD_INDEX_NAME))
+        except CheckpointError:  # exported again, which names what is wrong
+            return False
     return all(os.path.getmtime(saved) > os.path.getmtime(path)
                for path in sources if os.path.exists(path))
 

@@ -241,3 +241,25 @@ def test_a_model_without_a_savedmodel_kind_is_refused_in_one_sentence():
     assert str(refused.value) == ("ner_out/run.json: the model in ner_out was trained for task "
                                   "ner and has no ner SavedModel, only its encoder's "
                                   "(--kind=encoder)")
+
+
+def test_classify_text_remakes_its_export_when_a_shard_of_the_weights_changes(tmp_path):
+    """A sharded HuggingFace folder: the cache watched the index file, not the shards."""
+    import json
+
+    from tests_shared import load_script
+    classify_text = load_script("classify_text.py")
+    shards = ["model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"]
+    (tmp_path / "model.safetensors.index.json").write_text(
+        json.dumps({"weight_map": {"a": shards[0], "b": shards[1]}}))
+    for name in shards:
+        (tmp_path / name).write_bytes(b"")
+    export = tmp_path / "saved_model"
+    export.mkdir()
+    (export / "saved_model.pb").write_bytes(b"")
+    now = os.path.getmtime(export / "saved_model.pb")
+    for name in ["model.safetensors.index.json", *shards]:
+        os.utime(tmp_path / name, (now - 10, now - 10))
+    assert classify_text._newer_than_sources(str(export), str(tmp_path))
+    os.utime(tmp_path / shards[1], (now + 10, now + 10))  # new weights in one shard
+    assert not classify_text._newer_than_sources(str(export), str(tmp_path))
