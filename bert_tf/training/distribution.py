@@ -54,6 +54,9 @@ def check_tf_config(text):
     >>> check_tf_config('{"cluster": {"worker": ["a:1", "b:2"]}, '
     ...                 '"task": {"type": "worker", "index": 1}}')
     ({'worker': ['a:1', 'b:2']}, 'worker', 1)
+    >>> check_tf_config('{"cluster": {"worker": ["a:1", "b:2"]}, '
+    ...                 '"task": {"type": "worker", "index": "1"}}')  # TensorFlow reads "1" too
+    ({'worker': ['a:1', 'b:2']}, 'worker', 1)
     >>> check_tf_config('{"cluster": {"worker": ["a:1"]}, '
     ...                 '"task": {"type": "worker", "index": 1}}')  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -77,14 +80,17 @@ def check_tf_config(text):
     if not (isinstance(task, dict) and "type" in task and "index" in task):
         raise DistributionError('TF_CONFIG names a cluster but not this process\'s place in it: '
                                 'add "task": {"type": "worker", "index": N}')
-    kind, index = task["type"], task["index"]
+    kind, given = task["type"], task["index"]
     if kind not in cluster:
         raise DistributionError(f"TF_CONFIG: task type {kind!r} is not a job of its cluster "
                                 f"({', '.join(sorted(cluster))})")
-    if not isinstance(index, int) or isinstance(index, bool) or not (
-            0 <= index < len(cluster[kind])):
+    try:  # a number, or its text ("1"), as TensorFlow's resolver reads it (int())
+        index = None if isinstance(given, (bool, float)) else int(given)
+    except (TypeError, ValueError):
+        index = None
+    if index is None or not 0 <= index < len(cluster[kind]):
         raise DistributionError(
-            f"TF_CONFIG: task index {index!r} is not among the {len(cluster[kind])} {kind} "
+            f"TF_CONFIG: task index {given!r} is not among the {len(cluster[kind])} {kind} "
             f"address(es) of its cluster (0 to {len(cluster[kind]) - 1})")
     return cluster, kind, index
 

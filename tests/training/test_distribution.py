@@ -149,6 +149,14 @@ def test_a_bad_tf_config_says_what_is_wrong_in_it(tf_config, message):
         check_tf_config(tf_config)
 
 
+
+def test_a_tf_config_index_given_as_text_is_read_as_tensorflow_reads_it():
+    """TensorFlow's resolver takes int(index): "1" worked before the check refused it."""
+    text = '{"cluster": {"worker": ["a:1", "b:2"]}, "task": {"type": "worker", "index": "1"}}'
+    assert check_tf_config(text) == ({"worker": ["a:1", "b:2"]}, "worker", 1)
+    with pytest.raises(DistributionError, match="task index 'one' is not among"):
+        check_tf_config(text.replace('"1"', '"one"'))
+
 def test_a_worker_waiting_for_absent_workers_says_so_and_gives_up():
     """TensorFlow waits for ever, silently, for a worker that never starts (worker 0)."""
     absent = f"localhost:{_free_ports(1)[0]}"
