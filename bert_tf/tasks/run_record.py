@@ -66,8 +66,17 @@ def run_record(task, options, train_steps, train_split=None):
         record["model"] = _model_record(model_files)
     data = task.training_data(train_split) if train_split is not None else None
     if data is not None:
-        record["training_data_sha256"] = hashlib.sha256(repr(data).encode()).hexdigest()
+        record["training_data_sha256"] = examples_sha256(data)
     return record
+
+
+def examples_sha256(examples):
+    """The SHA-256 of a split's examples (their `repr`: dataclasses and file lists).
+
+    >>> examples_sha256(["a.tfrecord"]) == examples_sha256(["a.tfrecord"]) != examples_sha256([])
+    True
+    """
+    return hashlib.sha256(repr(examples).encode()).hexdigest()
 
 
 def _model_record(model_files):
@@ -251,8 +260,13 @@ def _check_scored_model(output_dir, latest, recorded, new, init_checkpoint):
                  os.path.join(folder, RECORD_FILE) if trained else "no run.json")
 
 
-def check_run_record(output_dir, task, options, train_steps, train_split=None):
+def check_run_record(output_dir, record, options):
     """Refuses to resume another run; records a new one; says what an evaluation scores.
+
+    Args:
+        output_dir: the run's folder.
+        record: this run's `run_record`.
+        options: its `RunOptions` (the phases, the start weights).
 
     Raises:
         UsageError: training into a folder whose checkpoints belong to a run
@@ -262,7 +276,7 @@ def check_run_record(output_dir, task, options, train_steps, train_split=None):
     path = os.path.join(output_dir, RECORD_FILE)
     latest = newest_checkpoint(output_dir)
     recorded = recorded_run(output_dir)
-    new = _comparable(run_record(task, options, train_steps, train_split))
+    new = _comparable(record)
     if not options.do_train:
         _check_scored_model(output_dir, latest, recorded, new, options.init_checkpoint)
         return

@@ -23,7 +23,6 @@ tests run whole runners in-process. See `bert_tf.tasks.task` for an example.
 
 import contextlib
 import dataclasses
-import hashlib
 import os
 
 import tensorflow as tf
@@ -34,7 +33,8 @@ from bert_tf.atomic_files import prepare_folder_for
 from bert_tf.checkpoints import CHECKPOINT_BASENAME, checkpoint_folder
 from bert_tf.errors import UsageError
 from bert_tf.output_paths import check_outputs_apart
-from bert_tf.tasks.run_record import (RECORD_FILE, check_run_record, recorded_run, run_record,
+from bert_tf.tasks.run_record import (RECORD_FILE, check_run_record, examples_sha256,
+                                      recorded_run, run_record,
                                       warn_if_init_checkpoint_ignored)
 from bert_tf.tasks.task import RunContext
 from bert_tf.training import distribution, precision
@@ -200,15 +200,14 @@ def _collective_failure(error):
     return lines[0] if lines else type(error).__name__
 
 
-def _worker_settings(task, options, train_steps, splits):
+def _worker_settings(record, options, splits):
     """`{name: value}` of what every worker of a multi-worker run must run alike.
 
-    The training record (task, options, model, training data, steps) and
-    what the phases read: another learning rate or step count on one worker
-    would silently train another model than the chief saves.
+    The training record (`run_record`: task, options, model, training data,
+    steps) and what the phases read: another learning rate or step count on
+    one worker would silently train another model than the chief saves.
     """
-    record = run_record(task, options, train_steps, splits.get("train"))
-    settings = dict(record["options"], **record["task"], train_steps=train_steps)
+    settings = dict(record["options"], **record["task"], train_steps=record["train_steps"])
     model = record.get("model") or {}
     settings.update(bert_config=model.get("bert_config"), vocabulary=model.get("vocab_sha256"),
                     training_data=record.get("training_data_sha256"))
@@ -217,7 +216,7 @@ def _worker_settings(task, options, train_steps, splits):
         settings[name] = getattr(options, name)
     for split, name in (("dev", "evaluation_data"), ("test", "prediction_data")):
         if split in splits:
-            settings[name] = hashlib.sha256(repr(splits[split]).encode()).hexdigest()
+            settings[name] = examples_sha256(splits[split])
     return settings
 
 
@@ -250,11 +249,12 @@ def _exported_model_to_score(options):
 def _run_phases(task, options, strategy, splits):
     options, exported_step = _exported_model_to_score(options)
     train_steps = task.train_steps(splits.get("train", ()), options)
+    # Once: it reads the vocabulary and digests the training examples.
+    record = run_record(task, options, train_steps, splits.get("train"))
     if not distribution.in_one_process(strategy):  # before any worker writes or trains
-        WorkerAgreement(strategy).check_same(
-            _worker_settings(task, options, train_steps, splits))
+        WorkerAgreement(strategy).check_same(_worker_settings(record, options, splits))
     _warmup_steps(task, options, train_steps)  # refused before run.json is written
-    check_run_record(options.output_dir, task, options, train_steps, splits.get("train"))
+    check_run_record(options.output_dir, record, options)
     trainer = build_trainer(task, options, strategy, train_steps)
     if isinstance(exported_step, int):  # eval_results.txt says which step it scored
         trainer.global_step.assign(exported_step)

@@ -87,7 +87,7 @@ def test_a_resumed_dynamic_masking_run_must_mask_as_it_did(tmp_path):
     run.json recorded only that dynamic masking was on, so such a rerun resumed silently."""
     import json
 
-    from bert_tf.tasks.run_record import check_run_record
+    from bert_tf.tasks.run_record import check_run_record, run_record
 
     corpus = str(shared_path("corpus", "gutenberg_pretrain.txt"))
     options = quick_options(tmp_path, do_train=True, num_train_steps=4, random_seed=None)
@@ -97,26 +97,31 @@ def test_a_resumed_dynamic_masking_run_must_mask_as_it_did(tmp_path):
                      dynamic_masking=PretrainingDataOptions(
                          max_seq_length=32, max_predictions_per_seq=5, **masking))
 
-    check_run_record(str(tmp_path), task(), options, 4, [corpus])
+    def check(**masking):
+        check_run_record(str(tmp_path), run_record(task(**masking), options, 4, [corpus]),
+                         options)
+
+    check()
     (tmp_path / "ckpt-2.index").write_bytes(b"")  # a checkpoint to resume from
-    check_run_record(str(tmp_path), task(), options, 4, [corpus])  # the same: resumes
+    check()  # the same: resumes
     with pytest.raises(UsageError, match=r"task\.masking\.masked_lm_prob: 0\.15 in the "
                                          r"recorded run, 0\.3 now"):
-        check_run_record(str(tmp_path), task(masked_lm_prob=0.3), options, 4, [corpus])
+        check(masked_lm_prob=0.3)
     # A record written before the masking was recorded says nothing about it.
     record = json.loads((tmp_path / "run.json").read_text())
     del record["task"]["masking"]
     (tmp_path / "run.json").write_text(json.dumps(record))
-    check_run_record(str(tmp_path), task(masked_lm_prob=0.3), options, 4, [corpus])
+    check(masked_lm_prob=0.3)
 
 
 def test_a_run_record_that_names_no_task_is_named_so(tmp_path):
     """It read as "holds a run of task None"."""
-    from bert_tf.tasks.run_record import check_run_record
+    from bert_tf.tasks.run_record import check_run_record, run_record
 
     records = str(shared_path("golden", "sample_text_seed12345_dupe10.tfrecord"))
     (tmp_path / "run.json").write_text('{"task": {}, "options": {}}')
     (tmp_path / "ckpt-2.index").write_bytes(b"")
     with pytest.raises(UsageError, match=r"run\.json: the run record names no task; delete it"):
-        check_run_record(str(tmp_path), _task(records), quick_options(
-            tmp_path, do_train=True, num_train_steps=4, random_seed=None), 4, [records])
+        options = quick_options(tmp_path, do_train=True, num_train_steps=4, random_seed=None)
+        check_run_record(str(tmp_path), run_record(_task(records), options, 4, [records]),
+                         options)
