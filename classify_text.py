@@ -1,5 +1,5 @@
 """Command line: `python classify_text.py --model_dir=... --text=...`."""
-from bert_tf.scripts.classify_text import console_main
+from bert_tf.launch import launch
 
 if __name__ == "__main__":
-    console_main()
+    launch("classify_text")

@@ -1,5 +1,5 @@
 """Command line: `python export_savedmodel.py --kind=... --model_dir=... --export_dir=...`."""
-from bert_tf.scripts.export_savedmodel import console_main
+from bert_tf.launch import launch
 
 if __name__ == "__main__":
-    console_main()
+    launch("export_savedmodel")

@@ -1,5 +1,5 @@
 """The original command line: `python extract_features.py --input_file=... ...`."""
-from bert_tf.scripts.extract_features import console_main
+from bert_tf.launch import launch
 
 if __name__ == "__main__":
-    console_main()
+    launch("extract_features")

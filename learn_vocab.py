@@ -1,4 +1,5 @@
 """Learns a WordPiece vocabulary: python learn_vocab.py --input_file=... --output_file=vocab.txt."""
-from bert_tf.scripts.learn_vocab import console_main
+from bert_tf.launch import launch
+
 if __name__ == "__main__":
-    console_main()
+    launch("learn_vocab")

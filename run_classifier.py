@@ -1,5 +1,5 @@
 """The original command line: `python run_classifier.py --task_name=MRPC ...`."""
-from bert_tf.scripts.run_classifier import console_main
+from bert_tf.launch import launch
 
 if __name__ == "__main__":
-    console_main()
+    launch("run_classifier")

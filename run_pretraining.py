@@ -1,4 +1,5 @@
 """The original command line: `python run_pretraining.py --input_file=... ...`."""
-from bert_tf.scripts.run_pretraining import console_main
+from bert_tf.launch import launch
+
 if __name__ == "__main__":
-    console_main()
+    launch("run_pretraining")

@@ -1,5 +1,5 @@
 """Command line: `python run_swag.py --data_dir=$SWAG_DIR ...`."""
-from bert_tf.scripts.run_swag import console_main
+from bert_tf.launch import launch
 
 if __name__ == "__main__":
-    console_main()
+    launch("run_swag")

@@ -26,18 +26,17 @@ setuptools.setup(
     extras_require={"test": _requirements("requirements-test.txt")},
     entry_points={
         "console_scripts": [
-            "bert_classify_text=bert_tf.scripts.classify_text:console_main",
-            "bert_create_pretraining_data="
-            "bert_tf.scripts.create_pretraining_data:console_main",
-            "bert_export_savedmodel=bert_tf.scripts.export_savedmodel:console_main",
-            "bert_extract_features=bert_tf.scripts.extract_features:console_main",
+            "bert_classify_text=bert_tf.launch:classify_text",
+            "bert_create_pretraining_data=bert_tf.launch:create_pretraining_data",
+            "bert_export_savedmodel=bert_tf.launch:export_savedmodel",
+            "bert_extract_features=bert_tf.launch:extract_features",
             "bert_evaluate_squad=bert_tf.evaluate_squad:main",
-            "bert_learn_vocab=bert_tf.scripts.learn_vocab:console_main",
-            "bert_run_classifier=bert_tf.scripts.run_classifier:console_main",
-            "bert_run_ner=bert_tf.scripts.run_ner:console_main",
-            "bert_run_pretraining=bert_tf.scripts.run_pretraining:console_main",
-            "bert_run_squad=bert_tf.scripts.run_squad:console_main",
-            "bert_run_swag=bert_tf.scripts.run_swag:console_main",
+            "bert_learn_vocab=bert_tf.launch:learn_vocab",
+            "bert_run_classifier=bert_tf.launch:run_classifier",
+            "bert_run_ner=bert_tf.launch:run_ner",
+            "bert_run_pretraining=bert_tf.launch:run_pretraining",
+            "bert_run_squad=bert_tf.launch:run_squad",
+            "bert_run_swag=bert_tf.launch:run_swag",
         ],
     },
 )

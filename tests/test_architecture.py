@@ -30,8 +30,9 @@ MAY_IMPORT = {
     "tokenization": set(),
     "modeling": set(),
 }
-# The few that stand apart: the package's own entry and the SQuAD scorer's command line.
-LAYER_OF_TOP_MODULE = {"__init__": "scripts", "evaluate_squad": "scripts"}
+# The few that stand apart: the package's own entry, the scripts' launcher and the
+# SQuAD scorer's command line.
+LAYER_OF_TOP_MODULE = {"__init__": "scripts", "launch": "scripts", "evaluate_squad": "scripts"}
 # `modeling` imports only `config` and `cpu_features`, and TensorFlow only in these.
 MODELING_WITH_TENSORFLOW = {"dropout", "fused_activation", "token_dense", "xla_elementwise"}
 

@@ -6,8 +6,8 @@ line that names the flag, file or line, without a traceback, as the last
 line of stderr; `--verbose` adds the traceback. A Ctrl-C outside training
 (reading data, predicting, exporting), or a second one during it, ends the
 run where it is with one such line, and so does a SIGTERM outside training
-(a scheduler's or `kill`'s stop). Only a Ctrl-C during the script's imports,
-before `run_main`, is Python's: a traceback. Files are written whole or not
+(a scheduler's or `kill`'s stop); a Ctrl-C while the script is imported,
+before `run_main`, is `launch`'s, and ends in one line as well. Files are written whole or not
 at all, and the temporary files of those being written are removed.
 Exit codes: 2 for usage errors (flags that cannot work, including flag
 parsing), 128 + N after a stop on signal N (a stop in training saves a

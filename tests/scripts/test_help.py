@@ -5,8 +5,6 @@ absl's own `--help` showed the root wrapper's one-line docstring (or only
 buries the script's flags among absl's and TensorFlow's.
 """
 
-import contextlib
-import io
 import sys
 
 import pytest
@@ -67,19 +65,6 @@ def test_helpfull_still_lists_every_flag():
     result = run_script("run_classifier.py", "--helpfull")
     assert "--task_name" in result.stdout
     assert "--test_srcdir" in result.stdout
-
-
-def test_console_script_help(monkeypatch):
-    """`bert_export_savedmodel --help`: the console script calls `console_main` of the module."""
-    module = load_script("export_savedmodel.py")
-    monkeypatch.setattr(sys, "argv", [str(REPO / ".venv/bin/bert_export_savedmodel"), "--help"])
-    stdout = io.StringIO()
-    with contextlib.redirect_stdout(stdout), pytest.raises(SystemExit) as stop:
-        module.console_main()
-    assert stop.value.code == 0
-    assert "Exports a checkpoint as a SavedModel that takes raw text" in stdout.getvalue()
-    assert "--kind: <classifier|encoder|" in stdout.getvalue()
-    assert "USAGE:" not in stdout.getvalue()
 
 
 def test_only_flags_ask_for_help():
