@@ -150,11 +150,11 @@ def run():
         if FLAGS.text_b:
             text = f"{text}\t{FLAGS.text_b[index]}"
         if "score" in outputs:
-            print(f"{outputs['score'][index]:.4f}\t{text}")
+            cli.print_output(f"{outputs['score'][index]:.4f}\t{text}")
             continue
         ranked = sorted(zip(labels, outputs["probabilities"][index]), key=lambda p: -p[1])
-        print(f"{ranked[0][0]}\t{text}")
-        print("    " + "  ".join(f"{label}={p:.3f}" for label, p in ranked))
+        cli.print_output(f"{ranked[0][0]}\t{text}")
+        cli.print_output("    " + "  ".join(f"{label}={p:.3f}" for label, p in ranked))
 
 
 def console_main():

@@ -9,16 +9,19 @@ run where it is with one such line, and so does a SIGTERM outside training
 (a scheduler's or `kill`'s stop); a Ctrl-C while the script is imported,
 before `run_main`, is `launch`'s, and ends in one line as well. Files are written whole or not
 at all, and the temporary files of those being written are removed.
+A reader of stdout that goes away (`classify_text.py ... | head`)
+ends the run quietly, as it ends Unix tools.
 Exit codes: 2 for usage errors (flags that cannot work, including flag
 parsing), 128 + N after a stop on signal N (a stop in training saves a
-checkpoint; rerun to resume), 1 for everything else that went wrong, 0 on
-success.
+checkpoint; rerun to resume; 141, SIGPIPE's, when stdout's reader went away),
+1 for everything else that went wrong, 0 on success.
 
 `--help` (also `-h`, `--helpshort`) shows the script's docstring and its
 own flags and exits 0; `--helpfull` lists absl's and TensorFlow's flags too.
 """
 
 import logging
+import os
 import signal
 import sys
 import threading
@@ -74,6 +77,30 @@ class _Terminated(KeyboardInterrupt):
 
 def _terminate(signal_number, frame):
     raise _Terminated
+
+
+class _StdoutClosed(Exception):
+    """The reader of stdout went away (`... | head`): the run ends quietly."""
+
+
+def print_output(text):
+    """Prints `text` to stdout at once, as a script's output.
+
+    Raises:
+        _StdoutClosed: the reader of stdout went away; `run_main` ends the
+            run quietly with exit 141 (Python would print a
+            `BrokenPipeError` traceback, and another at exit).
+    """
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        raise _StdoutClosed from None
+
+
+def _end_with_stdout_closed():
+    """Exit 141 (128 + SIGPIPE), stdout pointed at /dev/null so that exit's flush is quiet."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.exit(128 + signal.SIGPIPE)
 
 
 def refuse_unused_flags(names, applies):
@@ -158,6 +185,8 @@ def run_main(run, program, required=()):
         previous = signal.signal(signal.SIGTERM, _terminate) if on_main_thread else None
         try:
             run()
+        except _StdoutClosed:
+            _end_with_stdout_closed()
         except (UsageError, app.UsageError) as error:
             _fail(program, error, USAGE_EXIT_CODE)
         except EXPECTED_ERRORS as error:
@@ -175,6 +204,9 @@ def run_main(run, program, required=()):
 
     if _asks_for_help(sys.argv):
         # Before absl parses: its help flags would show the wrong docstring and exit 1.
-        print(_script_help(sys.modules[run.__module__]))
+        try:
+            print_output(_script_help(sys.modules[run.__module__]))
+        except _StdoutClosed:
+            _end_with_stdout_closed()
         sys.exit(0)
     app.run(main, flags_parser=_parse_flags(program))

@@ -5,6 +5,7 @@ absl's own `--help` showed the root wrapper's one-line docstring (or only
 buries the script's flags among absl's and TensorFlow's.
 """
 
+import os
 import sys
 
 import pytest
@@ -71,3 +72,18 @@ def test_only_flags_ask_for_help():
     from bert_tf.scripts.cli import _asks_for_help
     assert _asks_for_help(["run_squad.py", "--do_train", "-h"])
     assert not _asks_for_help(["run_squad.py", "--", "--help"])  # an argument, not a flag
+
+
+def test_help_into_a_closed_pipe_ends_quietly(monkeypatch, capfd):
+    """`run_swag.py --help | head -1`, head gone: exit 141 (SIGPIPE's) without a traceback."""
+    module = load_script("run_swag.py")
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    with open(write_end, "w") as closed_pipe:
+        monkeypatch.setattr(sys, "stdout", closed_pipe)
+        monkeypatch.setattr(sys, "argv", ["run_swag.py", "--help"])
+        with pytest.raises(SystemExit) as stop:
+            module.console_main()
+        assert stop.value.code == 141
+        closed_pipe.write("what exit's flush would write")  # now to /dev/null, quietly
+    assert capfd.readouterr().err == ""
