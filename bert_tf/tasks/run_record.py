@@ -36,6 +36,11 @@ _EVALUATION_SETTINGS = ("max_seq_length", "doc_stride", "max_query_length",
                         "max_predictions_per_seq", "dynamic_masking", "masking")
 # Task settings records gained later: a record without one says nothing about it.
 _LATER_TASK_SETTINGS = ("masking",)
+# Training options a resumed run may change: how each step's batch is split into
+# micro-batches. Every step still sums the gradient of the same examples, and the
+# data resumes after the examples trained on (`input_feeds.skipping`), so a run
+# moved to a device with less memory goes on as it would have.
+_RESUMABLE_OPTIONS = ("gradient_accumulation_steps",)
 
 
 def run_record(task, options, train_steps, train_split=None):
@@ -113,6 +118,17 @@ def _comparable(record):
     if options.get("init_checkpoint"):
         options["init_checkpoint"] = _start_weights(options["init_checkpoint"])
     return record
+
+
+def _fixed_on_resume(record):
+    """`record` less the options a resumed run may change (`_RESUMABLE_OPTIONS`).
+
+    >>> _fixed_on_resume({"options": {"learning_rate": 1e-4, "gradient_accumulation_steps": 2}})
+    {'options': {'learning_rate': 0.0001}}
+    """
+    options = {name: value for name, value in record.get("options", {}).items()
+               if name not in _RESUMABLE_OPTIONS}
+    return dict(record, options=options)
 
 
 def _differences(old, new, prefix=""):
@@ -282,13 +298,19 @@ def check_run_record(output_dir, record, options):
         return
     if latest and recorded is not None:
         _check_same_task(output_dir, recorded, new)
-        changes = list(_differences(*_same_keys(_comparable(recorded), new)))
+        changes = list(_differences(*_same_keys(_fixed_on_resume(_comparable(recorded)),
+                                                _fixed_on_resume(new))))
         if changes:
             raise UsageError(
                 f"--output_dir={output_dir} holds a run with other options; resuming it would "
                 f"not train what you asked ({'; '.join(changes)}). Use a new --output_dir, or "
                 "rerun with the recorded options to resume it.")
         logging.info("resuming %s: the options match %s", latest, path)
+        for name in _RESUMABLE_OPTIONS:
+            before, now = recorded.get("options", {}).get(name), new["options"][name]
+            if before is not None and before != now:
+                logging.info("--%s=%s, where the recorded run had %s: each step trains on the "
+                             "same examples", name, now, before)
     elif latest:
         logging.warning("resuming %s, whose run recorded no options (%s missing)", latest, path)
     else:

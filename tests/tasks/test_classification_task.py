@@ -114,14 +114,19 @@ def test_nothing_to_score_is_an_error(tmp_path):
         runner.run(_task("MRPC", data), quick_options(tmp_path / "empty", do_eval=True))
 
 
-def test_rerun_with_other_hyper_parameters_is_refused(tmp_path):
+def test_rerun_with_other_hyper_parameters_is_refused(tmp_path, caplog):
     data = glue_subset(tmp_path, "MRPC", 8, files=("train.tsv",))
     task = _task("MRPC", data)
     runner.run(task, quick_options(tmp_path / "out", do_train=True))
     with pytest.raises(UsageError, match=r"learning_rate: 0.001 in the recorded run, 2e-05 now"):
         runner.run(task, quick_options(tmp_path / "out", do_train=True, learning_rate=2e-5))
-    # The same options resume (nothing left to train) without complaint.
+    # The same options resume (nothing left to train) without complaint, and so do other
+    # micro-batches per step (the steps train on the same examples).
     runner.run(task, quick_options(tmp_path / "out", do_train=True))
+    with caplog.at_level("INFO"):
+        runner.run(task, quick_options(tmp_path / "out", do_train=True,
+                                       gradient_accumulation_steps=2))
+    assert "--gradient_accumulation_steps=2, where the recorded run had 1" in caplog.text
     # Other training data (one row more) is another run.
     (tmp_path / "more").mkdir()
     more = _task("MRPC", glue_subset(tmp_path / "more", "MRPC", 9, files=("train.tsv",)))

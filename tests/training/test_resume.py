@@ -12,7 +12,7 @@ import tensorflow as tf
 
 from bert_tf.checkpoints import CheckpointError, tf1_variable_map
 from bert_tf.training.resume import ResumeError, original_checkpoint
-from training.tiny_training import CONFIG, dataset_fn, make_trainer
+from training.tiny_training import BATCH, CONFIG, dataset_fn, make_trainer
 
 
 @pytest.fixture(scope="module")
@@ -192,3 +192,23 @@ def test_a_resumed_run_trains_on_what_the_uninterrupted_run_did(tmp_path, resume
         assert difference < 1e-6
     else:  # the test can tell: steps 3-6 on batches 1-4 give other weights
         assert difference > 1e-4
+
+
+def test_a_run_resumed_with_other_gradient_accumulation_trains_the_same_steps(tmp_path):
+    """A run moved to a device with less memory resumes with more micro-batches per step:
+    each step sums the gradient of the same examples, so the weights end the same."""
+    config = dataclasses.replace(CONFIG, hidden_dropout_prob=0.0,
+                                 attention_probs_dropout_prob=0.0)
+    uninterrupted = make_trainer(tmp_path / "whole", config=config, steps_per_execution=2)
+    start = uninterrupted.model.get_weights()
+    uninterrupted.train(dataset_fn(), num_steps=6, resume_data_position=True)
+    interrupted = make_trainer(tmp_path / "resumed", config=config, steps_per_execution=2)
+    interrupted.model.set_weights(start)
+    interrupted.train(dataset_fn(), num_steps=2, resume_data_position=True)
+    resumed = make_trainer(tmp_path / "resumed", config=config, steps_per_execution=2,
+                           gradient_accumulation_steps=2)
+    assert resumed.checkpoints.restore_latest() == 2
+    resumed.train(dataset_fn(batch=BATCH // 2), num_steps=6, resume_data_position=True)
+    difference = max(float(np.abs(a.numpy() - b.numpy()).max())
+                     for a, b in zip(uninterrupted.model.weights, resumed.model.weights))
+    assert difference < 1e-6

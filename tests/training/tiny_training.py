@@ -32,11 +32,11 @@ def examples(count=32, seed=0):
             "next_sentence_labels": rng.integers(0, 2, (count, 1)).astype("int32")}
 
 
-def dataset_fn(repeat=True, transform=None):
+def dataset_fn(repeat=True, transform=None, batch=BATCH):
     def make(input_context=None):
         dataset = tf.data.Dataset.from_tensor_slices(examples())
         dataset = dataset.repeat() if repeat else dataset
-        dataset = dataset.batch(BATCH, drop_remainder=True)
+        dataset = dataset.batch(batch, drop_remainder=True)
         return dataset.map(transform) if transform else dataset
     return make
 
