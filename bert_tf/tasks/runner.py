@@ -80,8 +80,33 @@ def build_trainer(task, options, strategy, train_steps):
         eval_jit_compile=use_xla(options.jit_compile, encoder_hidden_size(model),
                                  training=False, compute_dtype=model.compute_dtype))
     if trainer.checkpoints.restore_latest() is None and options.init_checkpoint:
-        initialize_from_checkpoint(model, options.init_checkpoint)
+        loaded = initialize_from_checkpoint(model, options.init_checkpoint)
+        if not options.do_train:
+            _check_nothing_to_score_is_untrained(task, options, loaded)
     return trainer
+
+
+def _check_nothing_to_score_is_untrained(task, options, loaded):
+    """Refuses to evaluate or predict with weights `init_checkpoint` does not hold.
+
+    A fine-tuning run starts from a pretrained encoder and initialises its
+    task head at random, so a load leaves missing head weights as they are.
+    An evaluation or prediction alone given such a checkpoint (the
+    pretrained model, or another task's fine-tuned one) would write answers
+    of a random head, and exit 0.
+
+    Args:
+        loaded: `initialize_from_checkpoint`'s `LoadReport` (None for a
+            training checkpoint, which restores every model weight or fails).
+    """
+    missing = loaded.not_in_checkpoint if loaded is not None else []
+    if missing:
+        more = f" nor {len(missing) - 1} more of the model's weights" if len(missing) > 1 else ""
+        raise UsageError(
+            f"--init_checkpoint={options.init_checkpoint} has no {missing[0]}{more}: it is not "
+            f"a trained {task.name} model, and an evaluation or prediction with it would score "
+            "randomly initialised weights. Give the model a training run of this task wrote "
+            "(its --output_dir), or train one with --do_train")
 
 
 def _warmup_steps(task, options, train_steps):

@@ -14,16 +14,17 @@ from absl import flags
 from bert_tf import evaluate_squad
 from bert_tf.checkpoints import export_original
 from bert_tf.config import BertConfig
-from bert_tf.modeling import BertEncoder
+from bert_tf.modeling import BertEncoder, build_span_model
 from tests_shared import load_script, run_script, shared_path, write_tiny_bert_config
 
 
-def release_folder(tmp_path):
-    """A tiny model laid out like uncased_L-12_H-768_A-12/ (checkpoint, config, vocab)."""
+def release_folder(tmp_path, build=BertEncoder):
+    """A tiny model laid out like uncased_L-12_H-768_A-12/ (checkpoint, config, vocab);
+    `build=build_span_model`: a SQuAD model's, span head included."""
     config = BertConfig.from_json_file(
         write_tiny_bert_config(tmp_path / "c.json", max_position_embeddings=512))
     folder = tmp_path / "uncased_tiny"
-    export_original(BertEncoder(config), config,
+    export_original(build(config), config,
                     str(shared_path("vocab", "bert-base-uncased-vocab.txt")), str(folder))
     return folder
 
@@ -75,7 +76,7 @@ def test_readme_squad_1_1_command_then_official_scoring(tmp_path, capsys):
 
 
 def test_readme_squad_2_0_predict_with_threshold_and_errors(tmp_path):
-    bert_base_dir = release_folder(tmp_path)
+    bert_base_dir = release_folder(tmp_path, build_span_model)
     dev = first_questions(tmp_path, "dev-v2.0", 6)
     common = [f"--vocab_file={bert_base_dir}/vocab.txt",
               f"--bert_config_file={bert_base_dir}/bert_config.json",

@@ -11,7 +11,8 @@ import pytest
 import tensorflow as tf
 
 from bert_tf.errors import UsageError
-from bert_tf.checkpoints import restore
+from bert_tf.checkpoints import export_original, restore
+from bert_tf.modeling import BertEncoder
 from bert_tf.tasks import prediction, runner
 from bert_tf.tasks.squad import SquadOptions, SquadTask, build_span_model, span_objective
 from bert_tf.training.objective import batch_loss
@@ -216,6 +217,28 @@ def test_an_output_never_replaces_the_predict_file(tmp_path, name):
         runner.run(task, quick_options(out, do_eval=True, do_predict=True))
     assert (out / name).read_bytes() == before
     assert sorted(path.name for path in out.iterdir()) == [name]
+
+
+def test_scoring_a_checkpoint_without_the_span_head_is_refused(tmp_path):
+    """A pretrained encoder (or another task's model) as the model of a prediction alone:
+    the head was left randomly initialised and its answers written, exit 0."""
+    files = tiny_model_files()
+    dev = squad_subset(tmp_path, "dev-v1.1", 4)
+    task = SquadTask(files, None, dev, SquadOptions(max_seq_length=64, max_query_length=16))
+    encoder = str(tmp_path / "pretrained")
+    export_original(BertEncoder(files.config), files.config, files.vocab_file, encoder)
+    with pytest.raises(UsageError, match=(
+            f"^--init_checkpoint={re.escape(encoder)} has no cls/squad/output_bias nor 1 more "
+            "of the model's weights: it is not a trained squad model, and an evaluation or "
+            "prediction with it would score randomly initialised weights")):
+        runner.run(task, quick_options(tmp_path / "out", do_predict=True,
+                                       init_checkpoint=encoder))
+    assert not (tmp_path / "out" / "predictions.json").exists()
+    # A span model's checkpoint has every weight: its answers are written.
+    trained = str(tmp_path / "trained")
+    export_original(build_span_model(files.config), files.config, files.vocab_file, trained)
+    runner.run(task, quick_options(tmp_path / "out", do_predict=True, init_checkpoint=trained))
+    assert len(json.loads((tmp_path / "out" / "predictions.json").read_text())) == 4
 
 
 NUMBERS = " ".join(["alpha beta gamma delta epsilon zeta eta theta iota kappa"] * 4)
