@@ -272,8 +272,26 @@ def _check_scored_model(output_dir, latest, recorded, new, init_checkpoint):
         if shaped:
             logging.warning("scoring with %s: the answers may differ from the trained "
                             "settings'", ", ".join(shaped))
+        if latest:
+            _warn_if_training_unfinished(latest, trained)
     logging.info("scoring %s (of the run recorded in %s)", scored,
                  os.path.join(folder, RECORD_FILE) if trained else "no run.json")
+
+
+def _warn_if_training_unfinished(latest, trained):
+    """Warns where the folder's model to score is of a step before its training's end.
+
+    A training run stopped by SIGTERM (or killed) leaves its last `ckpt-N`;
+    an evaluation or prediction alone then scores that model, as the
+    original does, though the rerun the stop message asks for (the same
+    command) would have finished training first.
+    """
+    step, steps = int(latest.rsplit("-", 1)[1]), trained.get("train_steps")
+    if isinstance(steps, int) and step < steps:
+        logging.warning("%s is of step %d of the %d steps its run trains (%s): its training "
+                        "stopped early, and this scores that unfinished model; rerun the "
+                        "training command (with --do_train) to finish it first", latest, step,
+                        steps, RECORD_FILE)
 
 
 def check_run_record(output_dir, record, options):

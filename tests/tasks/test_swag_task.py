@@ -181,3 +181,28 @@ def test_run_swag_end_to_end(tmp_path):
     # Any number of endings: each is scored on its own.
     two = from_folder.signatures["serving_default"](context=context, endings=endings[:, :2])
     np.testing.assert_allclose(two["logits"].numpy(), logits[:, :2], atol=1e-5)
+
+
+def test_scoring_a_folder_whose_training_stopped_early_says_so(tmp_path, caplog):
+    """A run killed after its checkpoint of step 2 of 4, then evaluated alone: the model
+    of step 2 was scored without a word (only eval_results.txt's global_step told)."""
+    from bert_tf.tasks import runner
+    from bert_tf.tasks.multiple_choice import SwagTask
+    from tasks.task_runs import quick_options, tiny_model_files
+    for name in ("train.csv", "val.csv"):
+        _write(tmp_path / name, SCENES)
+    task = SwagTask(str(tmp_path), tiny_model_files(), max_seq_length=16)
+    out = tmp_path / "out"
+    runner.run(task, quick_options(out, train_batch_size=4, do_train=True, num_train_steps=4,
+                                   save_checkpoints_steps=2))
+    evaluation = quick_options(out, eval_batch_size=4, do_eval=True)
+    with caplog.at_level("WARNING"):
+        assert runner.run(task, evaluation)["global_step"] == 4
+    assert "unfinished" not in caplog.text
+    for path in [*out.glob("ckpt-4.*"), *out.glob("bert_model.ckpt.*"), out / "checkpoint"]:
+        path.unlink()
+    with caplog.at_level("WARNING"):
+        assert runner.run(task, evaluation)["global_step"] == 2
+    assert (f"{out / 'ckpt-2'} is of step 2 of the 4 steps its run trains (run.json): its "
+            "training stopped early, and this scores that unfinished model; rerun the "
+            "training command (with --do_train) to finish it first") in caplog.text
