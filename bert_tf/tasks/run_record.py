@@ -1,17 +1,11 @@
-"""What run an `output_dir` holds, so a rerun resumes it only with the same options.
+"""`run.json`: what training run an `output_dir` holds.
 
-Resuming is how an interrupted run goes on: rerun the same command. But a
-rerun with other hyper-parameters into a folder that holds a finished run
-would resume at the final step, train nothing and report the old scores.
-So the first training run writes `run.json`: the task, the options that
-decide what is trained, the model it trains (its `bert_config.json` and a
-hash of its vocabulary) and a hash of its training examples
-(`Task.training_data`). A training rerun whose record differs stops
-with the differences. So does an evaluation or prediction of the folder's
-model whose task settings differ where the model depends on them (another
-task, labels, casing, SQuAD 2.0 or not) or whose model files differ: it
-would score the model on text it cannot read. Settings that only shape the
-evaluation (sequence length, windows) may differ.
+The first training run into a folder writes its record there: the task
+and its settings, the options that decide what is trained, the model it
+trains (its `bert_config.json` and a hash of its vocabulary), a hash of
+its training examples (`Task.training_data`) and its step count. A rerun
+compares its own record with it (`output_dir_checks`): to resume only the
+same run, and to score a model only with data it can read.
 """
 
 import hashlib
@@ -19,28 +13,17 @@ import json
 import os
 
 import tensorflow as tf
-from absl import logging
 
-from bert_tf.atomic_files import write_text
-from bert_tf.checkpoints import CHECKPOINT_BASENAME, checkpoint_folder
+from bert_tf.checkpoints import CHECKPOINT_BASENAME
 from bert_tf.errors import UsageError
-from bert_tf.training.resume import newest_checkpoint
 
 RECORD_FILE = "run.json"
 # The options that decide what a training run computes (not how fast).
 _TRAINING_OPTIONS = ("init_checkpoint", "train_batch_size", "learning_rate", "num_train_epochs",
                      "warmup_proportion", "num_train_steps", "num_warmup_steps", "optimizer",
                      "gradient_accumulation_steps", "random_seed")
-# Task settings an evaluation of a trained model may set otherwise than its training.
-_EVALUATION_SETTINGS = ("max_seq_length", "doc_stride", "max_query_length",
-                        "max_predictions_per_seq", "dynamic_masking", "masking")
 # Task settings records gained later: a record without one says nothing about it.
 _LATER_TASK_SETTINGS = ("masking",)
-# Training options a resumed run may change: how each step's batch is split into
-# micro-batches. Every step still sums the gradient of the same examples, and the
-# data resumes after the examples trained on (`input_feeds.skipping`), so a run
-# moved to a device with less memory goes on as it would have.
-_RESUMABLE_OPTIONS = ("gradient_accumulation_steps",)
 
 
 def run_record(task, options, train_steps, train_split=None):
@@ -111,34 +94,13 @@ def _start_weights(path):
     return prefix if os.path.exists(prefix + ".index") else path
 
 
-def _comparable(record):
+def comparable(record):
     """`record` as JSON would give it back, its start weights spelled one way."""
     record = json.loads(json.dumps(record))
     options = record.get("options", {})
     if options.get("init_checkpoint"):
         options["init_checkpoint"] = _start_weights(options["init_checkpoint"])
     return record
-
-
-def _fixed_on_resume(record):
-    """`record` less the options a resumed run may change (`_RESUMABLE_OPTIONS`).
-
-    >>> _fixed_on_resume({"options": {"learning_rate": 1e-4, "gradient_accumulation_steps": 2}})
-    {'options': {'learning_rate': 0.0001}}
-    """
-    options = {name: value for name, value in record.get("options", {}).items()
-               if name not in _RESUMABLE_OPTIONS}
-    return dict(record, options=options)
-
-
-def _differences(old, new, prefix=""):
-    keys = sorted(set(old) | set(new))
-    for key in keys:
-        a, b = old.get(key), new.get(key)
-        if isinstance(a, dict) and isinstance(b, dict):
-            yield from _differences(a, b, f"{prefix}{key}.")
-        elif a != b:
-            yield f"{prefix}{key}: {a!r} in the recorded run, {b!r} now"
 
 
 def recorded_run(folder):
@@ -161,14 +123,17 @@ def recorded_run(folder):
                          "use the checkpoints beside it anyway") from None
 
 
-def _check_same_task(output_dir, recorded, new):
-    other_task = recorded.get("task", {}).get("task")
-    if other_task is None:
-        raise UsageError(f"{os.path.join(output_dir, RECORD_FILE)}: the run record names no "
-                         "task; delete it to use the checkpoints beside it anyway")
-    if other_task != new["task"]["task"]:
-        raise UsageError(f"--output_dir={output_dir} holds a run of task {other_task}, not "
-                         f"{new['task']['task']}; use a new --output_dir")
+def record_differences(recorded, new):
+    """How record `new` differs from `recorded`: "key: old in the recorded run, new now".
+
+    Both read as JSON gives them back, their start weights spelled one way;
+    what one of them cannot say is left out (`_same_keys`).
+
+    >>> record_differences({"options": {"learning_rate": 1e-4}},
+    ...                    {"options": {"learning_rate": 2e-5}})
+    ['options.learning_rate: 0.0001 in the recorded run, 2e-05 now']
+    """
+    return list(_differences(*_same_keys(comparable(recorded), comparable(new))))
 
 
 def _same_keys(recorded, new):
@@ -205,147 +170,11 @@ def _same_keys(recorded, new):
     return recorded, new
 
 
-def _evaluation_changes(recorded, new):
-    """How a scoring run would read its data otherwise than the recorded model was trained."""
-    fixed = [key for key in recorded.get("task", {}) if key not in _EVALUATION_SETTINGS]
-    trained = {"task": {key: recorded["task"][key] for key in fixed},
-               "model": recorded.get("model")}
-    asked = {"task": {key: new["task"].get(key) for key in fixed}, "model": new.get("model")}
-    return list(_differences(*_same_keys(_comparable(trained), asked)))
-
-
-def warn_if_init_checkpoint_ignored(output_dir, scored, init_checkpoint):
-    """Warns where `--init_checkpoint` names another model than the folder's own it scores.
-
-    In a folder with a trained model (its newest `ckpt-N`, or the model a
-    finished run exported), an evaluation or prediction scores that model,
-    as the original does; an `--init_checkpoint` of the start weights or of
-    an earlier checkpoint is not what is scored.
-    """
-    if not init_checkpoint:
-        return
-    folder = os.path.realpath(output_dir)
-    if os.path.realpath(init_checkpoint) not in (
-            folder, os.path.realpath(scored), os.path.join(folder, CHECKPOINT_BASENAME)):
-        logging.warning("--init_checkpoint=%s is not the model this run scores: --output_dir "
-                        "holds a trained model, and an evaluation or prediction scores it, %s "
-                        "(as the original does). To score --init_checkpoint, give a new "
-                        "--output_dir", init_checkpoint, scored)
-
-
-def _check_scored_model(output_dir, latest, recorded, new, init_checkpoint):
-    """Says what an evaluation or prediction scores, checked against its training's record.
-
-    The folder's own model (a checkpoint in `output_dir`, or the model it
-    exported there) read otherwise than it was trained is refused. A model
-    from another folder that records its run is checked the same way, with
-    a warning only: a model may be scored on another task on purpose.
-    """
-    scored = latest or init_checkpoint
-    if latest:
-        warn_if_init_checkpoint_ignored(output_dir, latest, init_checkpoint)
-    if not scored:
-        raise UsageError(f"nothing to score: --output_dir={output_dir} holds no checkpoint "
-                         "and no --init_checkpoint was given")
-    folder = output_dir if latest else checkpoint_folder(init_checkpoint)
-    own = latest or os.path.realpath(folder) == os.path.realpath(output_dir)
-    trained = recorded if latest else recorded_run(folder)
-    if trained is not None:
-        if own:
-            _check_same_task(output_dir, trained, new)
-        changes = _evaluation_changes(trained, new)
-        other_task = trained.get("task", {}).get("task")
-        if other_task != new["task"]["task"]:
-            changes.insert(0, f"task: {other_task!r} in the recorded run, "
-                              f"{new['task']['task']!r} now")
-        if changes and own:
-            raise UsageError(
-                f"--output_dir={output_dir} holds a model trained otherwise than this run "
-                f"would read its data ({'; '.join(changes)}); rerun with the recorded "
-                "settings")
-        if changes:
-            logging.warning("--init_checkpoint=%s was trained otherwise than this run reads "
-                            "its data (%s)", init_checkpoint, "; ".join(changes))
-        shaped = [f"{key}={new['task'][key]!r} (trained with {trained['task'][key]!r})"
-                  for key in _EVALUATION_SETTINGS if key in trained.get("task", {})
-                  and new["task"].get(key, trained["task"][key]) != trained["task"][key]]
-        if shaped:
-            logging.warning("scoring with %s: the answers may differ from the trained "
-                            "settings'", ", ".join(shaped))
-        if latest:
-            _warn_if_training_unfinished(latest, trained)
-    logging.info("scoring %s (of the run recorded in %s)", scored,
-                 os.path.join(folder, RECORD_FILE) if trained else "no run.json")
-
-
-def _warn_if_training_unfinished(latest, trained):
-    """Warns where the folder's model to score is of a step before its training's end.
-
-    A training run stopped by SIGTERM (or killed) leaves its last `ckpt-N`;
-    an evaluation or prediction alone then scores that model, as the
-    original does, though the rerun the stop message asks for (the same
-    command) would have finished training first.
-    """
-    step, steps = int(latest.rsplit("-", 1)[1]), trained.get("train_steps")
-    if isinstance(steps, int) and step < steps:
-        logging.warning("%s is of step %d of the %d steps its run trains (%s): its training "
-                        "stopped early, and this scores that unfinished model; rerun the "
-                        "training command (with --do_train) to finish it first", latest, step,
-                        steps, RECORD_FILE)
-
-
-def check_run_record(output_dir, record, options):
-    """Refuses to resume another run; records a new one; says what an evaluation scores.
-
-    Args:
-        output_dir: the run's folder.
-        record: this run's `run_record`.
-        options: its `RunOptions` (the phases, the start weights).
-
-    Raises:
-        UsageError: training into a folder whose checkpoints belong to a run
-            with other options, or evaluating a folder with no checkpoint
-            and no `init_checkpoint`.
-    """
-    path = os.path.join(output_dir, RECORD_FILE)
-    latest = newest_checkpoint(output_dir)
-    recorded = recorded_run(output_dir)
-    new = _comparable(record)
-    if not options.do_train:
-        _check_scored_model(output_dir, latest, recorded, new, options.init_checkpoint)
-        return
-    if latest and recorded is not None:
-        _check_same_task(output_dir, recorded, new)
-        changes = list(_differences(*_same_keys(_fixed_on_resume(_comparable(recorded)),
-                                                _fixed_on_resume(new))))
-        if changes:
-            raise UsageError(
-                f"--output_dir={output_dir} holds a run with other options; resuming it would "
-                f"not train what you asked ({'; '.join(changes)}). Use a new --output_dir, or "
-                "rerun with the recorded options to resume it.")
-        logging.info("resuming %s: the options match %s", latest, path)
-        for name in _RESUMABLE_OPTIONS:
-            before, now = recorded.get("options", {}).get(name), new["options"][name]
-            if before is not None and before != now:
-                logging.info("--%s=%s, where the recorded run had %s: each step trains on the "
-                             "same examples", name, now, before)
-    elif latest:
-        logging.warning("resuming %s, whose run recorded no options (%s missing)", latest, path)
-    else:
-        _check_no_finished_model(output_dir)
-        write_text(path, json.dumps(new, indent=2, sort_keys=True))
-
-
-def _check_no_finished_model(output_dir):
-    """Refuses to train afresh over a model a finished run (or a release) left in `output_dir`.
-
-    Its training checkpoints (`ckpt-N`) are for resuming, and users delete
-    them; the model it exported stays, and a new run would replace it.
-    """
-    model = os.path.join(output_dir, CHECKPOINT_BASENAME)
-    if tf.io.gfile.exists(model + ".index"):
-        raise UsageError(
-            f"--output_dir={output_dir} holds a trained model ({CHECKPOINT_BASENAME}) and no "
-            "training checkpoint to resume; training there would replace it. Use a new "
-            f"--output_dir (with --init_checkpoint={model} to train on from it), or move the "
-            "model away")
+def _differences(old, new, prefix=""):
+    keys = sorted(set(old) | set(new))
+    for key in keys:
+        a, b = old.get(key), new.get(key)
+        if isinstance(a, dict) and isinstance(b, dict):
+            yield from _differences(a, b, f"{prefix}{key}.")
+        elif a != b:
+            yield f"{prefix}{key}: {a!r} in the recorded run, {b!r} now"

@@ -33,9 +33,8 @@ from bert_tf.atomic_files import prepare_folder_for
 from bert_tf.checkpoints import CHECKPOINT_BASENAME, checkpoint_folder
 from bert_tf.errors import UsageError
 from bert_tf.output_paths import check_outputs_apart
-from bert_tf.tasks.run_record import (RECORD_FILE, check_run_record, examples_sha256,
-                                      recorded_run, run_record,
-                                      warn_if_init_checkpoint_ignored)
+from bert_tf.tasks.output_dir_checks import check_run_record, warn_if_init_checkpoint_ignored
+from bert_tf.tasks.run_record import RECORD_FILE, examples_sha256, recorded_run, run_record
 from bert_tf.tasks.task import RunContext
 from bert_tf.training import distribution, precision
 from bert_tf.training.compilation import encoder_hidden_size, use_xla

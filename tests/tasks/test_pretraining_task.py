@@ -87,7 +87,8 @@ def test_a_resumed_dynamic_masking_run_must_mask_as_it_did(tmp_path):
     run.json recorded only that dynamic masking was on, so such a rerun resumed silently."""
     import json
 
-    from bert_tf.tasks.run_record import check_run_record, run_record
+    from bert_tf.tasks.output_dir_checks import check_run_record
+    from bert_tf.tasks.run_record import run_record
 
     corpus = str(shared_path("corpus", "gutenberg_pretrain.txt"))
     options = quick_options(tmp_path, do_train=True, num_train_steps=4, random_seed=None)
@@ -116,7 +117,8 @@ def test_a_resumed_dynamic_masking_run_must_mask_as_it_did(tmp_path):
 
 def test_a_run_record_that_names_no_task_is_named_so(tmp_path):
     """It read as "holds a run of task None"."""
-    from bert_tf.tasks.run_record import check_run_record, run_record
+    from bert_tf.tasks.output_dir_checks import check_run_record
+    from bert_tf.tasks.run_record import run_record
 
     records = str(shared_path("golden", "sample_text_seed12345_dupe10.tfrecord"))
     (tmp_path / "run.json").write_text('{"task": {}, "options": {}}')
