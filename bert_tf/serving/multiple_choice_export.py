@@ -20,7 +20,7 @@ import keras
 import tensorflow as tf
 
 from bert_tf.serving.sources import find_encoder
-from bert_tf.serving.text_module import TextServingModule, string_spec
+from bert_tf.serving.text_module import TextServingModule, signature, string_spec
 
 
 def choice_scorer(model):
@@ -88,5 +88,6 @@ class MultipleChoiceServing(TextServingModule):
                 "choice": tf.argmax(logits, axis=-1, output_type=tf.int32)}
 
     def answer_signatures(self):
-        return {"serving_default": tf.function(self.serve_choices).get_concrete_function(
-            string_spec("context"), tf.TensorSpec([None, None], tf.string, name="endings"))}
+        return {"serving_default": signature(
+            self.serve_choices, string_spec("context"),
+            tf.TensorSpec([None, None], tf.string, name="endings"))}

@@ -26,7 +26,7 @@ exclusive: `text[start:end] == entity_text` in Python; -1 padding),
 import tensorflow as tf
 
 from bert_tf.serving.sources import find_encoder
-from bert_tf.serving.text_module import TextServingModule, output_labels, string_spec
+from bert_tf.serving.text_module import TextServingModule, output_labels, signature, string_spec
 from bert_tf.tokenization.offsets_tokenizer import OffsetsTokenizer
 
 _OUTSIDE, _BEGIN, _INSIDE = 0, 1, 2
@@ -103,8 +103,7 @@ class NerServing(TextServingModule):
         return {**super().metadata_values(), "labels": self.labels}
 
     def answer_signatures(self):
-        return {"serving_default": tf.function(self.serve_texts).get_concrete_function(
-            string_spec("text"))}
+        return {"serving_default": signature(self.serve_texts, string_spec("text"))}
 
     def serve_texts(self, text):
         """The entities of each text (tf.string [B])."""

@@ -30,7 +30,7 @@ import tensorflow as tf
 
 from bert_tf.serving.sources import find_encoder
 from bert_tf.serving.span_options import SpanOptions
-from bert_tf.serving.text_module import TextServingModule, string_spec
+from bert_tf.serving.text_module import TextServingModule, signature, string_spec
 from bert_tf.serving.windows import context_windows
 from bert_tf.tokenization.offsets_tokenizer import OffsetsTokenizer
 
@@ -85,8 +85,8 @@ class SpanQAServing(TextServingModule):
         return {**super().metadata_values(), **self.options.span_values()}
 
     def answer_signatures(self):
-        return {"serving_default": tf.function(self.serve_questions).get_concrete_function(
-            string_spec("question"), string_spec("context"))}
+        return {"serving_default": signature(self.serve_questions, string_spec("question"),
+                                             string_spec("context"))}
 
     def serve_questions(self, question, context):
         """The answers to `question` in `context` (tf.string [B] each)."""

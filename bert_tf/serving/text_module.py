@@ -16,7 +16,8 @@ answers for a batch of packed inputs; this base gives it three signatures:
 A kind with other inputs (span QA: question and context; multiple choice:
 a context and its endings) or without pairs (NER) replaces the first two
 (`answer_signatures`), and span QA and NER their tokenization too
-(`text_preprocessor`).
+(`text_preprocessor`). Every signature checks the shapes of its inputs
+when called (`signature`).
 
 The vocabulary is kept as a SavedModel asset (`assets/vocab.txt`), tracked
 as `vocab_file`. Of the model, the export keeps its variables and one traced
@@ -191,10 +192,8 @@ class TextServingModule(tf.Module):
         By default `serving_default` (single texts) and `pairs`.
         """
         return {
-            "serving_default": tf.function(self.serve_texts).get_concrete_function(
-                string_spec("text")),
-            "pairs": tf.function(self.serve_pairs).get_concrete_function(
-                string_spec("text_a"), string_spec("text_b")),
+            "serving_default": signature(self.serve_texts, string_spec("text")),
+            "pairs": signature(self.serve_pairs, string_spec("text_a"), string_spec("text_b")),
         }
 
     def signatures(self):
@@ -239,4 +238,22 @@ def output_labels(model, labels, what):
 def string_spec(name):
     """The spec of a signature input: strings of any batch size."""
     return tf.TensorSpec([None], tf.string, name=name)
+
+
+def signature(method, *specs):
+    """`method` traced as a signature taking `specs`, each input checked to have its shape.
+
+    A SavedModel signature does not check the shape of what it is fed (TF
+    Serving passes on whatever a request holds, a 2-D `instances` list say),
+    and the graph's shape folding trusts the declared one: a [1, 2] `text`
+    was read as two texts and answered with outputs of mixed shapes, a
+    scalar `question` answered as a batch of one. `tf.ensure_shape` checks
+    each input when called, in an `InvalidArgumentError` naming it: "Shape
+    of tensor text [1,2] is not compatible with expected shape [?]".
+    """
+    def checked(*inputs):
+        return method(*[tf.ensure_shape(value, spec.shape)
+                        for value, spec in zip(inputs, specs)])
+
+    return tf.function(checked).get_concrete_function(*specs)
 

@@ -2,24 +2,33 @@
 XLA-compiled answers equal to the plain ones on lengths rounded up to buckets."""
 
 import pathlib
+import re
 
 import numpy as np
+import pytest
 import tensorflow as tf
 from tensorflow.core.protobuf import saved_model_pb2
 
 from bert_tf import serving
 from bert_tf.config import BertConfig
-from bert_tf.modeling import BertEncoder
+from bert_tf.modeling import BertEncoder, build_span_model
+from bert_tf.modeling.classifier import build_classifier, build_token_classifier
 from bert_tf.serving.encoder_export import EncoderServing
+from bert_tf.serving.multiple_choice_export import MultipleChoiceServing
+from bert_tf.serving.ner_export import NerServing
+from bert_tf.serving.span_qa_export import SpanQAServing
 from serving_support import assert_compiled_answers_equal
 
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "hello", "world", "!"]
 
 
+def _config():
+    return BertConfig(vocab_size=len(VOCAB), hidden_size=16, num_hidden_layers=2,
+                      num_attention_heads=2, intermediate_size=24, max_position_embeddings=32)
+
+
 def _encoder():
-    return BertEncoder(BertConfig(vocab_size=len(VOCAB), hidden_size=16, num_hidden_layers=2,
-                                  num_attention_heads=2, intermediate_size=24,
-                                  max_position_embeddings=32))
+    return BertEncoder(_config())
 
 
 def test_every_signature_calls_one_trace_of_the_model(tmp_path):
@@ -71,3 +80,51 @@ def test_a_compiled_module_answers_as_the_plain_one_on_length_buckets(tmp_path):
     assert outputs["plain/alone/sequence_output"].shape[1] == 5
     assert outputs["compiled/alone/sequence_output"].shape[1] == 16
     assert outputs["compiled/texts/sequence_output"].shape[1] == 32
+
+
+@pytest.fixture(scope="module")
+def every_signature(tmp_path_factory):
+    """The signatures of every input layout, as a SavedModel would hold them."""
+    folder = str(tmp_path_factory.mktemp("signatures"))
+    config = _config()
+    modules = {
+        "texts": EncoderServing(BertEncoder(config), VOCAB, folder, max_seq_length=16),
+        "questions": SpanQAServing(build_span_model(config), VOCAB, folder, max_seq_length=16,
+                                   max_query_length=4, doc_stride=4),
+        "entities": NerServing(build_token_classifier(config, 3), VOCAB, folder,
+                               max_seq_length=16, labels=["O", "B-X", "I-X"]),
+        "choices": MultipleChoiceServing(build_classifier(config, 1), VOCAB, folder,
+                                         max_seq_length=16),
+    }
+    return {f"{name}_{key}": function for name, module in modules.items()
+            for key, function in module.answer_signatures().items()}
+
+
+# (signature, its inputs with one of the wrong shape, that input's name and shape).
+WRONG_SHAPES = [
+    ("texts_serving_default", {"text": [["hello", "world"]]}, "text", "[1,2]"),
+    ("texts_serving_default", {"text": "hello"}, "text", "[]"),
+    ("texts_pairs", {"text_a": [["hello"], ["world"]], "text_b": ["a", "b"]}, "text_a",
+     "[2,1]"),
+    ("questions_serving_default", {"question": "hello?", "context": ["hello world"]},
+     "question", "[]"),
+    ("questions_serving_default", {"question": ["a"], "context": [["hello", "world"]]},
+     "context", "[1,2]"),
+    ("entities_serving_default", {"text": [["hello world"], ["world"]]}, "text", "[2,1]"),
+    ("choices_serving_default", {"context": ["hello"], "endings": ["world", "!"]}, "endings",
+     "[2]"),
+    ("choices_serving_default", {"context": [["hello"]], "endings": [["world", "!"]]},
+     "context", "[1,1]"),
+]
+
+
+@pytest.mark.parametrize("name, inputs, wrong, shape", WRONG_SHAPES)
+def test_an_input_of_another_shape_is_named_in_the_error(every_signature, name, inputs, wrong,
+                                                         shape):
+    # A signature, loaded or not, does not check shapes itself: a 2-D text was
+    # read as that many texts (outputs of mixed shapes), a scalar question answered.
+    expected = "[?,?]" if wrong == "endings" else "[?]"
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=rf"Shape of tensor {wrong} {re.escape(shape)} is not compatible "
+                             rf"with expected shape {re.escape(expected)}"):
+        every_signature[name](**{key: tf.constant(value) for key, value in inputs.items()})
