@@ -25,6 +25,11 @@ class CheckpointError(ValueError):
     """A checkpoint that does not fit the model it is loaded into."""
 
 
+class CheckpointMismatch(CheckpointError):
+    """A readable checkpoint whose weights' shapes or names are not the model's
+    (`check_compatible`), as against one that cannot be read at all."""
+
+
 @dataclasses.dataclass
 class LoadReport:
     """What a load did: names restored, model names left as initialised, file names unused."""
@@ -67,7 +72,7 @@ _SHOWN_PROBLEMS = 3
 
 
 def check_compatible(refs, shapes, source):
-    """Raises one `CheckpointError`, one line, on shape mismatches and missing encoder names.
+    """Raises one `CheckpointMismatch`, one line, on shape mismatches and missing encoder names.
 
     The line counts them, names the first few, and says which config
     sizes differ where the word embeddings show it (a wrong
@@ -95,7 +100,7 @@ def check_compatible(refs, shapes, source):
     hint = f" ({', '.join(sizes)}; is this the right bert_config.json?)" if sizes else ""
     more = (f"; and {len(problems) - _SHOWN_PROBLEMS} more"
             if len(problems) > _SHOWN_PROBLEMS else "")
-    raise CheckpointError(f"{source}: checkpoint does not fit the model{hint}: "
+    raise CheckpointMismatch(f"{source}: checkpoint does not fit the model{hint}: "
                           f"{len(problems)} weights differ: "
                           f"{'; '.join(problems[:_SHOWN_PROBLEMS])}{more}")
 

@@ -14,6 +14,7 @@ import os
 from bert_tf.checkpoints import (CheckpointError, checkpoint_folder, config_beside,
                                  is_huggingface, restore)
 from bert_tf.checkpoints.labels import LABELS_FILE, read_labels
+from bert_tf.checkpoints.load_rules import CheckpointMismatch
 from bert_tf.checkpoints.tf1 import (is_training_checkpoint, read_checkpoint,
                                      resolve_checkpoint_prefix)
 from bert_tf.modeling import BertEncoder, BertPretrainer, build_span_model
@@ -105,11 +106,12 @@ def classifier_from(source):
 
 
 def _labeled_head_from(build, source):
-    """`build(config, labels)` restored; a checkpoint that does not fit names the labels
-    too, since their count decides the head's size (a `labels.txt` of another run)."""
+    """`build(config, labels)` restored; a checkpoint whose shapes do not fit names the
+    labels too, since their count decides the head's size (a `labels.txt` of another
+    run). A damaged file's error is left as it is: the labels have no part in it."""
     try:
         return restored(build(source.config, len(source.labels)), source, "output_")
-    except CheckpointError as error:
+    except CheckpointMismatch as error:
         raise CheckpointError(f"{error} (the head has one output per label: "
                               f"{len(source.labels)} labels given, from {LABELS_FILE} or "
                               "the labels argument)") from None

@@ -1,6 +1,7 @@
 """Exports that cannot be made fail before any work, with one line naming what is wrong."""
 
 import os
+import re
 import shutil
 
 import pytest
@@ -32,6 +33,18 @@ def test_labels_of_another_count_than_the_head_are_named(classifier_folder, tmp_
                                               rf".*one output per label: {len(labels) + 1} "
                                               r"labels given, from labels.txt"):
         serving.export("classifier", folder, tmp_path / "out")
+
+
+def test_a_damaged_checkpoint_is_named_without_blaming_the_labels(classifier_folder, tmp_path):
+    folder = _copy(classifier_folder[0], tmp_path)
+    data = folder / "bert_model.ckpt.data-00000-of-00001"
+    os.truncate(data, data.stat().st_size // 2)
+    with pytest.raises(CheckpointError) as raised:
+        serving.export("classifier", folder, tmp_path / "out")
+    # The labels' count hint belongs to shapes that do not fit, not to a damaged file.
+    assert re.fullmatch(rf"{folder}/bert_model.ckpt: cannot read \S+ \(.*\); its data file is "
+                        r"damaged or incomplete \(an interrupted copy\?\)", str(raised.value))
+    assert not (tmp_path / "out").exists()
 
 
 def test_a_folder_with_only_a_training_checkpoint(classifier_folder, tmp_path):
