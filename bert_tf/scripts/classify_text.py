@@ -21,7 +21,8 @@ import tensorflow_text  # noqa: F401  (registers the ops of the in-graph tokeniz
 from absl import flags
 
 from bert_tf import serving
-from bert_tf.checkpoints import CHECKPOINT_BASENAME, CheckpointError, checkpoint_folder
+from bert_tf.checkpoints import (CHECKPOINT_BASENAME, READ_ERRORS, CheckpointError,
+                                 checkpoint_folder)
 from bert_tf.checkpoints.huggingface import (SAFETENSORS_NAME, SHARD_INDEX_NAME,
                                              safetensors_files)
 from bert_tf.checkpoints.labels import LABELS_FILE
@@ -84,7 +85,7 @@ def _load(export_dir):
     """The SavedModel in `export_dir`; one line naming it where it does not load."""
     try:
         return tf.saved_model.load(export_dir)
-    except (ValueError, OSError, tf.errors.OpError) as error:
+    except (ValueError, OSError, *READ_ERRORS) as error:  # READ_ERRORS: damaged variables
         reason = (getattr(error, "message", None) or str(error)).splitlines()[0]
         raise OSError(f"--export_dir={export_dir}: not a SavedModel that loads ({reason}); "
                       "export it again") from None
