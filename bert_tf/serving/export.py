@@ -139,6 +139,9 @@ def check_export_dir(export_dir):
 
     An export replaces nothing but nothing, an empty folder or a SavedModel
     (a folder of `SAVED_MODEL_ENTRIES` alone, `saved_model.pb` among them).
+    Nor is it written under a checkpoint's prefix (`.../bert_model.ckpt`,
+    the `--model_dir` it may be made from): a folder there would hide the
+    checkpoint from every later reader of that prefix or its folder.
     The folder above it is made here, and must be writable: the export is
     written beside it first.
 
@@ -150,6 +153,9 @@ def check_export_dir(export_dir):
     if "://" in export_dir:
         raise OSError(f"{export_dir}: exports are written to a local folder; copy the "
                       "SavedModel there afterwards")
+    if os.path.exists(f"{export_dir}.index"):
+        raise FileExistsError(f"{export_dir}: a checkpoint's prefix ({export_dir}.index is "
+                              "there); a folder of that name would hide the checkpoint")
     if os.path.exists(export_dir):
         if not os.path.isdir(export_dir):
             raise FileExistsError(f"{export_dir}: a file, not a folder; not overwriting it")

@@ -68,6 +68,17 @@ def test_an_existing_folder_that_is_not_a_saved_model_is_kept(classifier_folder,
     assert (tmp_path / "out" / "notes.txt").read_text() == "mine"
 
 
+def test_an_export_named_as_its_checkpoint_prefix_is_refused(classifier_folder, tmp_path):
+    folder = _copy(classifier_folder[0], tmp_path)
+    prefix = folder / "bert_model.ckpt"
+    # It would make a folder named as the prefix, which hid the checkpoint from then on.
+    with pytest.raises(FileExistsError, match=rf"^{prefix}: a checkpoint's prefix "
+                                              rf"\({prefix}.index is there\); a folder of that "
+                                              "name would hide the checkpoint$"):
+        serving.export("classifier", prefix, prefix, max_seq_length=16)
+    assert not prefix.exists()
+
+
 def test_a_saved_model_holding_other_files_is_kept(classifier_folder, tmp_path):
     served = serving.export("encoder", classifier_folder[0], tmp_path / "served",
                             max_seq_length=16)
