@@ -42,7 +42,7 @@ flags.DEFINE_string("export_dir", None, "Classifier SavedModel to use; with --mo
 flags.DEFINE_multi_string("text", None, "Text to classify (repeat for several).")
 flags.DEFINE_multi_string("text_b", None, "Second text of each pair, for pair tasks.")
 flags.DEFINE_integer("max_seq_length", 128, "Sequence length after WordPiece (export; "
-                     "default: as trained, else 128).")
+                     "default: as trained, else 128).", lower_bound=3)
 flags.DEFINE_bool("do_lower_case", None, "Lower-case the input (export; default: as trained, "
                   "else the vocabulary's casing).")
 

@@ -39,19 +39,20 @@ flags.DEFINE_string("export_dir", None, "Local folder to write the SavedModel to
                     "SavedModel there, and nothing else, is replaced).")
 flags.DEFINE_string("vocab_file", None, "Vocabulary (default: vocab.txt of --model_dir).")
 flags.DEFINE_integer("max_seq_length", 128, "Length texts are packed and truncated to "
-                     "(default: as trained, else 128).")
+                     "(default: as trained, else 128).", lower_bound=3)
 flags.DEFINE_bool("do_lower_case", None, "Lower-case the input (default: as trained, else "
                   "the vocabulary's casing).")
-flags.DEFINE_integer("top_k", 5, "Tokens returned for each [MASK] (masked_lm).")
+flags.DEFINE_integer("top_k", 5, "Tokens returned for each [MASK] (masked_lm).", lower_bound=1)
 flags.DEFINE_integer("doc_stride", serving.SpanOptions.doc_stride,
                      "span_qa: pieces between context window starts (default: as trained, "
-                     "else 128).")
+                     "else 128).", lower_bound=1)
 flags.DEFINE_integer("max_query_length", serving.SpanOptions.max_query_length,
-                     "span_qa: question pieces kept (default: as trained, else 64).")
+                     "span_qa: question pieces kept (default: as trained, else 64).",
+                     lower_bound=1)
 flags.DEFINE_integer("n_best_size", serving.SpanOptions.n_best_size,
-                     "span_qa: best starts and ends paired per window.")
+                     "span_qa: best starts and ends paired per window.", lower_bound=1)
 flags.DEFINE_integer("max_answer_length", serving.SpanOptions.max_answer_length,
-                     "span_qa: longest answer, in pieces.")
+                     "span_qa: longest answer, in pieces.", lower_bound=1)
 flags.DEFINE_bool("version_2_with_negative", serving.SpanOptions.version_2_with_negative,
                   "span_qa: SQuAD 2.0 null answers (default: as trained, else false).")
 flags.DEFINE_float("null_score_diff_threshold", serving.SpanOptions.null_score_diff_threshold,

@@ -4,6 +4,7 @@ import os
 import shutil
 
 import numpy as np
+import pytest
 import tensorflow as tf
 
 from bert_tf.tasks.packing import pack_tokens, stack_inputs
@@ -235,10 +236,28 @@ def test_an_export_dir_an_export_cannot_replace_is_a_usage_error(classifier_fold
     assert os.listdir(tmp_path / "notes") == ["README"]
 
 
+@pytest.mark.parametrize("script, flag, value, bound", [
+    ("export_savedmodel.py", "max_seq_length", 2, "integer >= 3"),
+    ("export_savedmodel.py", "top_k", 0, "a positive integer"),
+    ("export_savedmodel.py", "doc_stride", 0, "a positive integer"),
+    ("export_savedmodel.py", "n_best_size", -1, "a positive integer"),
+    ("classify_text.py", "max_seq_length", 0, "integer >= 3")])
+def test_a_length_flag_out_of_bounds_is_a_usage_error(tmp_path, script, flag, value, bound):
+    # As the runners define them; it was exit 1 after loading the model, with
+    # "seq_length must be at least 3, got 2" naming no flag, or for top_k 0,
+    # "top_k must be between 1 and the vocabulary size".
+    given = {"export_savedmodel.py": "--kind=masked_lm" if flag == "top_k" else "--kind=span_qa",
+             "classify_text.py": "--text=hi"}[script]
+    result = run_script(script, given, f"--model_dir={tmp_path}",
+                        f"--export_dir={tmp_path / 'out'}", f"--{flag}={value}")
+    assert result.returncode == 2
+    program = script.removesuffix(".py")
+    assert result.stderr.startswith(
+        f"{program}: error: flag --{flag}={value}: {value} is not {bound}\n"), result.stderr[-2000:]
+
+
 def test_a_model_without_a_savedmodel_kind_is_refused_in_one_sentence():
     # A feature-based NER run records serving_kind None: only its encoder can be served.
-    import pytest
-
     from bert_tf.errors import UsageError
     from bert_tf.scripts.trained_settings import _check_kind
     _check_kind("ner_out", {"serving_kind": None, "task": {"task": "ner"}}, "encoder")
