@@ -256,4 +256,3 @@ def signature(method, *specs):
                         for value, spec in zip(inputs, specs)])
 
     return tf.function(checked).get_concrete_function(*specs)
-
