@@ -101,8 +101,8 @@ def check_compatible(refs, shapes, source):
     more = (f"; and {len(problems) - _SHOWN_PROBLEMS} more"
             if len(problems) > _SHOWN_PROBLEMS else "")
     raise CheckpointMismatch(f"{source}: checkpoint does not fit the model{hint}: "
-                          f"{len(problems)} weights differ: "
-                          f"{'; '.join(problems[:_SHOWN_PROBLEMS])}{more}")
+                             f"{len(problems)} weights differ: "
+                             f"{'; '.join(problems[:_SHOWN_PROBLEMS])}{more}")
 
 
 # Float dtypes as TensorFlow and safetensors name them.
