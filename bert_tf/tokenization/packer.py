@@ -6,9 +6,11 @@ feature-extraction code:
     [CLS] A [SEP]            segment_ids 0 ... 0
     [CLS] A [SEP] B [SEP]    segment_ids 0 ... 0 1 ... 1
 
-A single segment keeps its first `seq_length - 2` ids. A pair is cut, one id
-at a time, from the end of the longer segment (of B on a tie) until it fits
-in `seq_length - 3`; `kept_lengths` computes the lengths this leaves in one
+A single segment keeps its first `seq_length - 2` ids. A pair whose B has
+no ids (an empty text, or one of characters the tokenizer drops) is packed
+as A alone, as the original's `if tokens_b:` does, not with an empty B and a
+second `[SEP]`. A pair is cut, one id at a time, from the end of the longer
+segment (of B on a tie) until it fits in `seq_length - 3`; `kept_lengths` computes the lengths this leaves in one
 step (`truncation.kept_lengths`; `tests/tokenization` compares them with
 HuggingFace's `longest_first`).
 Padding is 0, as in the original, whatever id [PAD] has.
@@ -72,8 +74,10 @@ class BertPacker(keras.layers.Layer):
         if not isinstance(segments[0], tf.RaggedTensor):
             packed = self.call([tf.RaggedTensor.from_tensor(s[None]) for s in segments])
             return {key: value[0] for key, value in packed.items()}
-        lengths = kept_lengths([tf.cast(s.row_lengths(), tf.int32) for s in segments],
-                               budget=self.seq_length - 1 - len(segments))
+        lengths = [tf.cast(s.row_lengths(), tf.int32) for s in segments]
+        # A row's [SEP]s: one, and one more where it has ids of B.
+        separators = 1 + sum(tf.cast(length > 0, tf.int32) for length in lengths[1:])
+        lengths = kept_lengths(lengths, budget=self.seq_length - 1 - separators)
         return pack_segments(segments, lengths, self.seq_length, self.cls_id, self.sep_id)
 
     def get_config(self):
@@ -85,7 +89,9 @@ class BertPacker(keras.layers.Layer):
 def pack_segments(segments, lengths, width, cls_id, sep_id):
     """`[CLS] A [SEP]` or `[CLS] A [SEP] B [SEP]`, the first `lengths` ids of each segment.
 
-    Each output position gathers its id from the segment it falls in.
+    Each output position gathers its id from the segment it falls in. Where
+    a row's B has no ids, it is `[CLS] A [SEP]`: no empty B, no second
+    `[SEP]`.
 
     Args:
         segments: one or two int32 ragged tensors [batch, None].
@@ -106,6 +112,10 @@ def pack_segments(segments, lengths, width, cls_id, sep_id):
     >>> packed = pack_segments([a], [tf.constant([2, 1])], 5, cls_id=1, sep_id=2)
     >>> packed["input_ids"].numpy().tolist()
     [[1, 7, 8, 2, 0], [1, 5, 2, 0, 0]]
+    >>> b = tf.ragged.constant([[6], []], dtype=tf.int32)
+    >>> packed = pack_segments([a, b], [tf.constant([2, 1]), tf.constant([1, 0])], 6, 1, 2)
+    >>> packed["input_ids"].numpy().tolist(), packed["segment_ids"].numpy().tolist()
+    ([[1, 7, 8, 2, 6, 2], [1, 5, 2, 0, 0, 0]], [[0, 0, 0, 0, 1, 1], [0, 0, 0, 0, 0, 0]])
     """
     column = tf.range(width)[None, :]
     input_ids = tf.broadcast_to(tf.where(column == 0, cls_id, 0),
@@ -114,12 +124,14 @@ def pack_segments(segments, lengths, width, cls_id, sep_id):
     start = tf.ones_like(lengths[0])[:, None]  # where the segment's first id goes
     for index, (segment, length) in enumerate(zip(segments, lengths)):
         end = start + length[:, None]  # where its [SEP] goes
+        # A B of no ids (before any cut) is left out, its [SEP] too.
+        kept = (segment.row_lengths() > 0)[:, None] if index else True
         ids = tf.gather(_columns(segment, width), tf.clip_by_value(column - start, 0, width - 1),
                         batch_dims=1)
         input_ids = tf.where((column >= start) & (column < end), ids, input_ids)
-        input_ids = tf.where(column == end, sep_id, input_ids)
-        segment_ids = tf.where((column >= start) & (column <= end), index, segment_ids)
-        start = end + 1
+        input_ids = tf.where((column == end) & kept, sep_id, input_ids)
+        segment_ids = tf.where((column >= start) & (column <= end) & kept, index, segment_ids)
+        start = tf.where(kept, end + 1, start)
     return {"input_ids": input_ids, "input_mask": tf.cast(column < start, tf.int32),
             "segment_ids": segment_ids}
 

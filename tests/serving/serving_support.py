@@ -12,8 +12,9 @@ LABELS = ["contradiction", "entailment", "neutral"]
 TOP_K = 4
 LONG = " ".join(["Supercalifragilistic antidisestablishmentarianism, again."] * 30)
 TEXTS = ["Hello, world!", "", LONG, "Ünïcödé café naïve — 東京 ΣΊΣΥΦΟΣ 🙂", "a"]
-TEXTS_A = ["The cat sat.", "", LONG, "Ünïcödé café"]
-TEXTS_B = ["A dog ran!", "Only B.", "short b", LONG]
+# The last two pairs' B has no tokens: each is packed as its A alone, as in the original.
+TEXTS_A = ["The cat sat.", "", LONG, "Ünïcödé café", "The cat sat.", "Only A."]
+TEXTS_B = ["A dog ran!", "Only B.", "short b", LONG, "", "\u200b"]
 MASKED = ["The [MASK] sat on the [MASK].", "no mask here", "[MASK]",
           "start [MASK] " + LONG + " [MASK]", "Ünïcödé [mask] [MASK] café"]
 MASKED_A = ["The [MASK] sat.", "nothing"]

@@ -87,6 +87,8 @@ def test_truncation_and_empty_text_as_documented(served):
     pair_mask = served.outputs["encoder/pairs/input_mask"]
     assert pair_mask[1].sum() == 2 + 4  # "" and "Only B.": [CLS] [SEP] only b . [SEP]
     assert pair_mask[2].sum() == pair_mask[3].sum() == MAX_SEQ_LENGTH
+    assert pair_mask[4].sum() == 6  # "The cat sat." and "": [CLS] the cat sat . [SEP]
+    assert pair_mask[5].sum() == 5  # "Only A." and "\u200b": [CLS] only a . [SEP]
 
 
 @pytest.mark.parametrize("kind", ["encoder", "classifier", "masked_lm"])

@@ -41,8 +41,22 @@ def test_truncation_of_every_length_pair_matches_huggingface(hf_slow, seq_length
     for packed, bs in ((pairs, b), (singles, [None] * len(a))):
         got = list(zip(*(packed[k].numpy().tolist()
                          for k in ("input_ids", "input_mask", "segment_ids"))))
-        expected = [_hf_packed(hf_slow, x, y, seq_length) for x, y in zip(a, bs)]
+        # A B without ids is A alone in the original (`if tokens_b:`); HF adds an empty B.
+        expected = [_hf_packed(hf_slow, x, y or None, seq_length) for x, y in zip(a, bs)]
         assert [tuple(map(list, g)) for g in got] == expected
+
+
+def test_a_pair_whose_b_has_no_ids_is_packed_as_a_alone():
+    """As the original's `if tokens_b:`: `[CLS] A [SEP]`, A keeping `seq_length - 2` ids;
+    not `[CLS] A [SEP] [SEP]` (an empty B) beside the other rows' pairs."""
+    packer = BertPacker(6, cls_id=CLS, sep_id=SEP)
+    a = tf.ragged.constant([[1, 2, 3, 4, 5], [1, 2, 3, 4, 5]], tf.int32)
+    b = tf.ragged.constant([[], [6]], tf.int32)
+    packed = packer((a, b))
+    assert packed["input_ids"].numpy().tolist() == [[CLS, 1, 2, 3, 4, SEP],
+                                                    [CLS, 1, 2, SEP, 6, SEP]]
+    assert packed["input_mask"].numpy().tolist() == [[1] * 6, [1] * 6]
+    assert packed["segment_ids"].numpy().tolist() == [[0] * 6, [0, 0, 0, 0, 1, 1]]
 
 
 def test_one_example_and_dtypes():
