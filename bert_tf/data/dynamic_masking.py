@@ -74,13 +74,13 @@ def dynamic_pretraining_dataset(input_patterns, vocab_file, options, batch_size,
       options: a `PretrainingDataOptions`; dupe_factor and random_seed are
         the static tool's and not used here (see `seed`).
       batch_size: global batch size (see `readers.pretraining_dataset`).
-      is_training: shuffle and repeat forever (fresh masks every epoch);
-        else one ordered pass.
+      is_training: repeat forever, reshuffled (fresh masks every epoch);
+        else one pass, shuffled the same way every time (by `seed`).
       input_context: optional `tf.distribute.InputContext`.
       drop_remainder: drop a last, smaller batch.
       cycle_length: files read at once in training (default min(4, files)).
-      shuffle_buffer_size: documents, then sentence pairs, in the training
-        shuffle buffers (random next segments come from other documents of
+      shuffle_buffer_size: documents, then sentence pairs, in the shuffle
+        buffers (random next segments come from other documents of
         the same batch, so the pair buffer should span many documents).
       seed: seed of every shuffle and draw (None: fresh every run).
 
@@ -137,12 +137,13 @@ def dynamic_pretraining_dataset(input_patterns, vocab_file, options, batch_size,
             _sentences_of_documents, args=(path,),
             output_signature=tf.TensorSpec([None], tf.string)),
         is_training, input_context, cycle_length, seed)
-    if is_training:
-        documents = documents.shuffle(shuffle_buffer_size, seed=seed)
+    # Shuffled in evaluation too (the same order every pass): a batch of one document's
+    # consecutive pairs has no random next B to take (its labels would all be 0).
+    documents = documents.shuffle(shuffle_buffer_size, seed=seed,
+                                  reshuffle_each_iteration=is_training)
     pairs = tf.data.Dataset.zip(documents, _seed_stream(seed, 0)).map(
         pairs_of_document, num_parallel_calls=tf.data.AUTOTUNE).unbatch()
-    if is_training:
-        pairs = pairs.shuffle(shuffle_buffer_size, seed=seed)
+    pairs = pairs.shuffle(shuffle_buffer_size, seed=seed, reshuffle_each_iteration=is_training)
     batches = pairs.ragged_batch(batch_size, drop_remainder=drop_remainder)
     batches = tf.data.Dataset.zip(batches, _seed_stream(seed, 1)).map(
         features_of_batch, num_parallel_calls=tf.data.AUTOTUNE)

@@ -74,7 +74,8 @@ def pretraining_dataset_fn(input_files, seq_length, max_predictions_per_seq, bat
         seq_length, max_predictions_per_seq: what the records were written with.
         batch_size: the global batch size of one (micro-)batch; each input
             pipeline batches its replicas' share.
-        is_training: shuffled and repeated; else one ordered pass.
+        is_training: shuffled and repeated; else one pass (records in order; dynamic
+            masking's pairs shuffled by `DYNAMIC_EVAL_SEED`, the same every time).
         causal: yield left-to-right batches (see `left_to_right_batch`).
         seed: seed of the shuffles (None: fresh each run; an evaluation
             pass with dynamic masking uses `DYNAMIC_EVAL_SEED`).

@@ -202,6 +202,16 @@ def test_seeded_evaluation_is_reproducible(whole_word_eval):
         np.testing.assert_array_equal(first[name], again[name])
 
 
+def test_evaluation_pairs_are_half_random_next(tmp_path, uncased_vocab_file):
+    """An evaluation pass mixes documents too: its batches of one long document's
+    consecutive pairs had no other document to take a B from (8% random next)."""
+    corpus = str(corpus_head(tmp_path, lines=400))  # 5 documents of 30 to 128 lines
+    options = PretrainingDataOptions(max_seq_length=64, max_predictions_per_seq=10)
+    labels = _rows(dynamic_pretraining_dataset(corpus, uncased_vocab_file, options, batch_size=8,
+                                               is_training=False, seed=2))["next_sentence_labels"]
+    assert len(labels) == 176 and abs(labels.mean() - 0.5) < 0.1, labels.mean()
+
+
 def test_whole_word_masking_takes_whole_words(whole_word_eval, uncased_vocab_file):
     vocab = [line.rstrip("\n") for line in open(uncased_vocab_file, encoding="utf-8")]
     continuation = np.array([t.startswith("##") for t in vocab])
