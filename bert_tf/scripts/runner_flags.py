@@ -13,6 +13,7 @@ import os
 
 from absl import flags
 
+from bert_tf.errors import UsageError
 from bert_tf.tasks.model_files import resolve_model_files
 from bert_tf.tasks.run_options import RunOptions
 from bert_tf.training import distribution, precision
@@ -144,6 +145,30 @@ _PHASE_ONLY = ("do_predict", "predict_batch_size", "num_train_epochs", "warmup_p
                "random_seed")
 
 
+# Where the TPU is: read by the tpu strategy only.
+_TPU_LOCATION = ("tpu", "tpu_name", "master", "tpu_zone", "gcp_project")
+
+
+def _strategy(values):
+    """`--distribution_strategy`'s value; a device flag the strategy would ignore is refused.
+
+    A TPU address or a GPU count without the strategy that uses it would
+    otherwise train on this machine's first device without a word. Empty
+    values (the original's `--master=`) are let through.
+    """
+    strategy = values.distribution_strategy or ("tpu" if values.use_tpu else "one_device")
+    if values.use_tpu and strategy != "tpu":
+        raise UsageError(f"--use_tpu contradicts --distribution_strategy={strategy}")
+    for name in _TPU_LOCATION:
+        if strategy != "tpu" and values[name].value:
+            raise UsageError(f"--{name} applies only with --use_tpu or "
+                             f"--distribution_strategy=tpu (this run: {strategy})")
+    if strategy != "mirrored" and values.num_gpus:
+        raise UsageError(f"--num_gpus applies only with --distribution_strategy=mirrored "
+                         f"(this run: {strategy})")
+    return strategy
+
+
 def run_options(values, **overrides):
     """`RunOptions` from parsed flags (`values`: absl's FLAGS); `overrides` win."""
     fields = dict(
@@ -156,8 +181,7 @@ def run_options(values, **overrides):
         gradient_accumulation_steps=values.gradient_accumulation_steps,
         steps_per_execution=values.steps_per_execution or values.iterations_per_loop,
         save_checkpoints_steps=values.save_checkpoints_steps,
-        distribution_strategy=values.distribution_strategy or (
-            "tpu" if values.use_tpu else "one_device"),
+        distribution_strategy=_strategy(values),
         num_gpus=values.num_gpus, tpu=values.tpu or values.tpu_name or values.master,
         tpu_zone=values.tpu_zone, gcp_project=values.gcp_project,
         worker_wait_seconds=values.worker_wait_seconds)

@@ -161,10 +161,21 @@ def test_bad_flags_are_named(tmp_path):
                                                     "--dynamic_masking"),
                            ("--masked_lm_prob=0.3", "--masked_lm_prob applies only with"),
                            ("--causal --nsp", "--causal trains no next-sentence head"),
+                           # device flags the strategy would ignore (it trained on the CPU)
+                           ("--tpu_name=my-tpu", "--tpu_name applies only with --use_tpu or "
+                                                 "--distribution_strategy=tpu (this run: "
+                                                 "one_device)"),
+                           ("--master=grpc://10.0.0.2:8470", "--master applies only with"),
+                           ("--num_gpus=2", "--num_gpus applies only with "
+                                            "--distribution_strategy=mirrored (this run: "
+                                            "one_device)"),
+                           ("--use_tpu --distribution_strategy=mirrored",
+                            "--use_tpu contradicts --distribution_strategy=mirrored"),
                            # what the export at the end would lack
                            (f"--export_dir={tmp_path / 'served'}",
                             "--export_dir: a masked-LM SavedModel needs --vocab_file")):
         run = run_script("run_pretraining.py", *pretraining_flags(
-            str(tmp_path), str(tmp_path / "d"), "--do_train", *extra.split()))
+            str(tmp_path), str(tmp_path / "d"), "--do_train", "--num_train_steps=1",
+            "--num_warmup_steps=0", *extra.split()))
         assert run.returncode == 2 and f"run_pretraining: error: {message}" in run.stderr
     assert not (tmp_path / "d").exists() and not (tmp_path / "served").exists()
