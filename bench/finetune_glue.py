@@ -33,13 +33,15 @@ from bert_tf.tasks.run_options import RunOptions
 from bert_tf.tasks.task import RunContext
 from bert_tf.training.distribution import get_strategy
 import hf_recipe  # noqa: E402  (bench/ is on sys.path: this script's folder)
+from round_robin import define_choices_flag  # noqa: E402
 
 FOLDERS = {"sst-2": "SST-2", "mrpc": "MRPC", "rte": "RTE", "sts-b": "STS-B", "cola": "CoLA"}
 SHORT_TASKS = ("sst-2", "cola")
 
 FLAGS = flags.FLAGS
-flags.DEFINE_list("tasks", ["sst-2", "mrpc", "rte", "sts-b", "cola"], "GLUE tasks to run.")
-flags.DEFINE_list("compare", ["sst-2", "mrpc"], "Tasks also run with HF transformers.")
+define_choices_flag("tasks", list(FOLDERS), list(FOLDERS), "GLUE tasks to run.")
+define_choices_flag("compare", ["sst-2", "mrpc"], list(FOLDERS), "Tasks also run with HF "
+                    "transformers.")
 flags.DEFINE_integer("train_examples", 2000, "Training subset size (0: all).")
 flags.DEFINE_float("epochs", 3.0, "Training epochs.")
 flags.DEFINE_float("learning_rate", 5e-5, "Peak learning rate.")

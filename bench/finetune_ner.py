@@ -40,8 +40,10 @@ from bert_tf.tasks.tagging_features import predicted_tags
 from bert_tf.tasks.task import RunContext
 from bert_tf.training.distribution import get_strategy
 import hf_recipe  # noqa: E402  (bench/ is on sys.path: this script's folder)
+from round_robin import define_choices_flag  # noqa: E402
 
 
+IMPLEMENTATIONS = ("bert_tf", "hf")
 FLAGS = flags.FLAGS
 flags.DEFINE_integer("train_sentences", 4000, "First sentences of eng.train to train on "
                      "(0: all).")
@@ -50,8 +52,9 @@ flags.DEFINE_float("learning_rate", 1e-4, "Peak learning rate.")
 flags.DEFINE_integer("batch_size", 32, "Training batch size.")
 flags.DEFINE_integer("max_seq_length", 128, "Tokens per window.")
 flags.DEFINE_integer("seed", 12345, "Seed of the order.")
-flags.DEFINE_list("implementations", ["bert_tf", "hf"], "Which to train: bert_tf, hf (HF "
-                  "starts from bert_tf's initial classifier weights either way).")
+define_choices_flag("implementations", IMPLEMENTATIONS, IMPLEMENTATIONS, "Which to train: "
+                    "bert_tf, hf (HF starts from bert_tf's initial classifier weights either "
+                    "way).")
 flags.DEFINE_enum("mixed_precision", "float32", ["float32", "mixed_bfloat16"],
                   "bert_tf's dtype policy (HF always trains in float32).")
 flags.DEFINE_string("model_dir", os.path.join(SHARED_DATA, "models", "all-MiniLM-L6-v2"),

@@ -31,6 +31,7 @@ from bert_tf.tasks.model_files import ModelFiles
 from bert_tf.tasks.ner import NerTask
 from bert_tf.tasks.run_options import RunOptions
 from bert_tf.tasks.token_features import FEATURE_LAYERS
+from round_robin import define_choices_flag
 
 
 FLAGS = flags.FLAGS
@@ -41,7 +42,7 @@ flags.DEFINE_float("learning_rate", 1e-3, "Peak learning rate of the BiLSTM.")
 flags.DEFINE_integer("batch_size", 32, "Training batch size.")
 flags.DEFINE_integer("max_seq_length", 64, "Tokens per window.")
 flags.DEFINE_integer("lstm_units", 768, "Units per LSTM direction (the paper: 768).")
-flags.DEFINE_list("feature_layers", list(FEATURE_LAYERS), "The rows to run.")
+define_choices_flag("feature_layers", FEATURE_LAYERS, FEATURE_LAYERS, "The rows to run.")
 flags.DEFINE_string("model_dir", os.path.join(SHARED_DATA, "models", "all-MiniLM-L6-v2"),
                     "HuggingFace folder of the pretrained weights.")
 

@@ -39,7 +39,7 @@ import keras  # noqa: E402
 import keras_hub  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-from bert_tf.config import BertConfig  # noqa: E402
+from bert_tf.config import NAMED_SIZES, BertConfig  # noqa: E402
 from bert_tf.data.pretraining_data import create_exact  # noqa: E402
 from bert_tf.data.pretraining_options import PretrainingDataOptions  # noqa: E402
 from bert_tf.modeling.pretrainer import BertPretrainer  # noqa: E402
@@ -47,17 +47,19 @@ from bert_tf.training.optimization import create_optimizer  # noqa: E402
 from bert_tf.tasks.pretraining_inputs import pretraining_dataset_fn  # noqa: E402
 from bert_tf.tasks.pretraining_objective import pretraining_objective  # noqa: E402
 from bert_tf.training.trainer import Trainer  # noqa: E402
+from round_robin import define_choices_flag  # noqa: E402
 
 
 FLAGS = flags.FLAGS
-flags.DEFINE_string("size", "mini", "Named model size.")
+flags.DEFINE_enum("size", "mini", list(NAMED_SIZES), "Named model size.")
 flags.DEFINE_integer("steps", 240, "Training steps for each implementation.")
 flags.DEFINE_integer("eval_every", 40, "Steps between held-out evaluations.")
 flags.DEFINE_integer("eval_batches", 20, "Held-out batches per evaluation.")
 flags.DEFINE_integer("batch_size", 32, "Sequences per step.")
 flags.DEFINE_float("learning_rate", 5e-4, "Peak learning rate; warmup is 10% of the steps.")
 flags.DEFINE_integer("dupe_factor", 2, "Maskings of the training text.")
-flags.DEFINE_list("implementations", ["ours", "keras_hub"], "Which to train.")
+define_choices_flag("implementations", ["ours", "keras_hub"], ["ours", "keras_hub"],
+                    "Which to train.")
 
 
 def make_records(folder):

@@ -29,7 +29,7 @@ from absl import app, flags  # noqa: E402
 import bert_tf  # noqa: E402,F401  (before TensorFlow: oneDNN on, as for the runners)
 import tensorflow as tf  # noqa: E402
 
-from bert_tf.config import BertConfig  # noqa: E402
+from bert_tf.config import NAMED_SIZES, BertConfig  # noqa: E402
 from bert_tf.modeling.pretrainer import BertPretrainer  # noqa: E402
 from bert_tf.training.optimization import create_optimizer  # noqa: E402
 from bert_tf.tasks.pretraining_inputs import pretraining_dataset_fn  # noqa: E402
@@ -38,7 +38,7 @@ from bert_tf.training.trainer import Trainer  # noqa: E402
 
 
 FLAGS = flags.FLAGS
-flags.DEFINE_string("size", "tiny", "Named model size (tiny: L2/H128/A2).")
+flags.DEFINE_enum("size", "tiny", list(NAMED_SIZES), "Named model size (tiny: L2/H128/A2).")
 flags.DEFINE_integer("max_steps", 1500, "Give up after this many steps.")
 flags.DEFINE_integer("eval_every", 100, "Steps between evaluations.")
 flags.DEFINE_integer("batch_size", 32, "Sequences per step.")

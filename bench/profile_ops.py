@@ -36,7 +36,7 @@ import numpy as np  # noqa: E402
 import bert_tf  # noqa: E402,F401  (before TensorFlow: oneDNN on, as for the runners)
 import tensorflow as tf  # noqa: E402
 
-from bert_tf.config import BertConfig  # noqa: E402
+from bert_tf.config import NAMED_SIZES, BertConfig  # noqa: E402
 from bert_tf.data import readers  # noqa: E402
 from bert_tf.modeling import BertEncoder  # noqa: E402
 from bert_tf.modeling.classifier import build_classifier  # noqa: E402
@@ -53,7 +53,8 @@ MINILM = BertConfig(vocab_size=30522, hidden_size=384, num_hidden_layers=6,
 
 FLAGS = flags.FLAGS
 flags.DEFINE_enum("work", "pretraining", ["forward", "pretraining", "finetune"], "What to profile.")
-flags.DEFINE_string("size", "mini", "Named size for forward and pretraining (finetune: MiniLM).")
+flags.DEFINE_enum("size", "mini", list(NAMED_SIZES), "Named size for forward and pretraining "
+                  "(finetune: MiniLM).")
 flags.DEFINE_bool("jit_compile", False, "XLA-compile the model.")
 flags.DEFINE_enum("mixed_precision", "float32", list(precision.POLICIES),
                   "The Keras dtype policy the model is built under.")
