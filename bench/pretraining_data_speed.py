@@ -28,6 +28,7 @@ import os
 import pathlib
 import re
 import resource
+import shutil
 import statistics
 import struct
 import subprocess
@@ -132,6 +133,9 @@ def main():
     parser.add_argument("--input_copies", type=int, default=1,
                         help="feed this many copies of the input, as separate files")
     args = parser.parse_args()
+    if args.peer_python and not shutil.which(args.peer_python):
+        parser.error(f"--peer_python={args.peer_python}: no such program (the python of a venv "
+                     "set up as this script's docstring says)")
 
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="")
     env["PYTHONPATH"] = str(REPO)
