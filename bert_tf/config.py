@@ -72,6 +72,33 @@ class ConfigError(ValueError):
     """A `bert_config.json` (or a named size) that cannot describe a model."""
 
 
+# `run_pretraining.py --causal` marks its model `"causal": true` (an extra key, which the
+# original's code ignores): its attention saw only earlier positions.
+CAUSAL_KEY = "causal"
+
+
+def as_causal(config):
+    """`config` marked as a left-to-right model's (`CAUSAL_KEY`)."""
+    return dataclasses.replace(config, extra={**config.extra, CAUSAL_KEY: True})
+
+
+def require_bidirectional(config, source):
+    """Refuses a left-to-right model's config where the model would attend both ways.
+
+    Every model but `run_pretraining.py --causal`'s attends both ways: the
+    left-to-right model would run as one it was never trained as (and its
+    [CLS], which saw only itself, is no summary of the text).
+
+    Raises:
+        ConfigError: naming `source` and how to use the model so anyway.
+    """
+    if config.extra.get(CAUSAL_KEY) is True:
+        raise ConfigError(f'{source}: a left-to-right model ("{CAUSAL_KEY}": true, from '
+                          "run_pretraining.py --causal), which this run would use with "
+                          "attention both ways; remove the key from its bert_config.json to "
+                          "use it so anyway")
+
+
 @dataclasses.dataclass
 class BertConfig:
     """Hyper-parameters of a BERT encoder, as in the original `bert_config.json`.

@@ -25,6 +25,10 @@ WordPiece vocabulary of `--vocab_file`:
       --vocab_file=$BERT_BASE_DIR/vocab.txt --bert_config_file=... \
       --output_dir=/tmp/pretraining_output --do_train --num_train_steps=10000
 
+A `--causal` model's `bert_config.json` says `"causal": true`; every other
+runner and export refuses it (they attend both ways), and it has no
+`--export_dir` (it predicts the next token, not a [MASK]).
+
 Rerunning the same command resumes from the newest checkpoint in
 `--output_dir`. At the end of training the model is also written there as an
 original-format checkpoint (`bert_model.ckpt`, `bert_config.json`, and
@@ -112,7 +116,8 @@ def run():
         max_eval_steps=FLAGS.max_eval_steps, random_seed=None)
     if FLAGS.dynamic_masking and not (FLAGS.vocab_file or vocab_beside(FLAGS.init_checkpoint)):
         raise UsageError("--dynamic_masking needs --vocab_file to tokenize the text")
-    model_files = runner_flags.model_files(FLAGS, needs_vocab=FLAGS.dynamic_masking)
+    model_files = runner_flags.model_files(FLAGS, needs_vocab=FLAGS.dynamic_masking,
+                                           causal=FLAGS.causal)
     task = PretrainingTask(model_files, FLAGS.input_file, FLAGS.eval_input_file,
                            FLAGS.max_seq_length, FLAGS.max_predictions_per_seq, nsp=FLAGS.nsp,
                            causal=FLAGS.causal, dynamic_masking=_dynamic_masking(model_files),

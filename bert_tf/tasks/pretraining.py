@@ -10,7 +10,10 @@ original's `eval_results.txt` reports them. The trained model is exported as
 an original release folder.
 """
 
+import dataclasses
+
 from bert_tf.checkpoints import export_original
+from bert_tf.config import as_causal
 from bert_tf.data import readers
 from bert_tf.data.input_files import expand_input_patterns
 from bert_tf.data.record_files import count_framed_records
@@ -33,7 +36,8 @@ class PretrainingTask(Task):
         eval_input_file: the evaluation inputs (default: `input_file`).
         max_seq_length, max_predictions_per_seq: what the records hold.
         nsp: train the next-sentence head (False: the paper's "No NSP").
-        causal: the left-to-right ablation ("LTR & No NSP").
+        causal: the left-to-right ablation ("LTR & No NSP"); its config, and so
+            the exported `bert_config.json`, is marked `"causal": true`.
         dynamic_masking: `PretrainingDataOptions` to pair and mask raw text
             while training (tokenized with the model's vocabulary), or None.
         do_lower_case: the casing of the text (recorded in a SavedModel export).
@@ -45,6 +49,8 @@ class PretrainingTask(Task):
     def __init__(self, model_files, input_file, eval_input_file=None, max_seq_length=128,
                  max_predictions_per_seq=20, nsp=True, causal=False, dynamic_masking=None,
                  do_lower_case=True):
+        if causal:  # the exported bert_config.json says so (`config.require_bidirectional`)
+            model_files = dataclasses.replace(model_files, config=as_causal(model_files.config))
         self.model_files = model_files
         self.inputs = {"train": input_file, "dev": eval_input_file or input_file}
         self.max_seq_length = max_seq_length
@@ -138,6 +144,9 @@ class PretrainingTask(Task):
     serving_kind = "masked_lm"
 
     def serving_options(self):
+        if self.causal:
+            raise UsageError("--export_dir: a left-to-right (--causal) model predicts the next "
+                             "token, not the [MASK]s a masked-LM SavedModel is asked for")
         if not self.model_files.vocab_file:
             raise UsageError("--export_dir: a masked-LM SavedModel needs --vocab_file")
         return {"vocab_file": self.model_files.vocab_file,
