@@ -155,6 +155,25 @@ def _multi_worker_strategy(wait_seconds):
         return tf.distribute.MultiWorkerMirroredStrategy()
 
 
+def _refuse_cluster(name):
+    """Refuses a `TF_CONFIG` cluster of several workers to a strategy that ignores it.
+
+    Each process would train alone, without a word (workers launched with
+    `TF_CONFIG` but without `--distribution_strategy=multi_worker_mirrored`).
+    A `TF_CONFIG` this check cannot read is not its business.
+    """
+    try:
+        cluster, _, _ = check_tf_config(os.environ.get("TF_CONFIG") or "{}")
+    except DistributionError:
+        return
+    workers = sum(len(cluster.get(job, ())) for job in _COORDINATED_JOBS)
+    if workers > 1:
+        raise DistributionError(
+            f"TF_CONFIG names a cluster of {workers} workers, but --distribution_strategy="
+            f"{name} trains this process alone; give --distribution_strategy="
+            "multi_worker_mirrored, or unset TF_CONFIG")
+
+
 def _mirrored_devices(num_gpus):
     gpus = tf.config.list_logical_devices("GPU")
     if num_gpus > len(gpus):
@@ -211,13 +230,16 @@ def get_strategy(name, num_gpus=0, tpu=None, tpu_zone=None, gcp_project=None,
         A `tf.distribute.Strategy`.
 
     Raises:
-        DistributionError: an unknown name, or hardware that is not there.
+        DistributionError: an unknown name, hardware that is not there, or a
+            `TF_CONFIG` cluster of several workers for a one-machine strategy.
 
     Example:
 
     >>> get_strategy("one_device").num_replicas_in_sync
     1
     """
+    if name in ("one_device", "mirrored"):
+        _refuse_cluster(name)
     if name == "one_device":
         gpus = tf.config.list_logical_devices("GPU")
         return tf.distribute.OneDeviceStrategy(gpus[0].name if gpus else "/cpu:0")

@@ -56,6 +56,23 @@ def test_an_address_that_answers_as_no_tpu_worker_is_named_in_one_line(monkeypat
                                   "(Received http2 header with status: 404)")
 
 
+def test_a_cluster_of_workers_is_refused_to_a_one_machine_strategy(monkeypatch):
+    """Workers launched with TF_CONFIG but without multi_worker_mirrored each trained alone."""
+    monkeypatch.setenv("TF_CONFIG", json.dumps({
+        "cluster": {"chief": ["a:1"], "worker": ["b:2"]}, "task": {"type": "worker", "index": 0}}))
+    for name in ("one_device", "mirrored"):
+        with pytest.raises(DistributionError) as failure:
+            get_strategy(name)
+        assert str(failure.value) == (
+            f"TF_CONFIG names a cluster of 2 workers, but --distribution_strategy={name} trains "
+            "this process alone; give --distribution_strategy=multi_worker_mirrored, or unset "
+            "TF_CONFIG")
+    # One worker (a managed job's chief alone), or a TF_CONFIG it cannot read: no business.
+    for text in ('{"cluster": {"chief": ["a:1"]}, "task": {"type": "chief", "index": 0}}', "{"):
+        monkeypatch.setenv("TF_CONFIG", text)
+        assert get_strategy("one_device").num_replicas_in_sync == 1
+
+
 def test_bad_requests_name_the_flag():
     with pytest.raises(DistributionError, match="--distribution_strategy='gpus'"):
         get_strategy("gpus")
