@@ -88,6 +88,10 @@ def _refuse_ignored_flags():
     if not FLAGS.dynamic_masking:
         cli.refuse_unused_flags(_DYNAMIC_MASKING_FLAGS, "with --dynamic_masking (records hold "
                                 "their masks already: give it to create_pretraining_data.py)")
+    if FLAGS.causal:  # `left_to_right_batch` puts every masked token back
+        cli.refuse_unused_flags(("masked_lm_prob", "do_whole_word_mask"), "without --causal "
+                                "(a left-to-right model reads the text unmasked and predicts "
+                                "every next token)")
     if FLAGS.causal and FLAGS["nsp"].present and FLAGS.nsp:
         raise UsageError("--causal trains no next-sentence head (the paper's 'LTR & No "
                          "NSP'); drop --nsp")

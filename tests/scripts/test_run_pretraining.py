@@ -161,6 +161,10 @@ def test_bad_flags_are_named(tmp_path):
                                                     "--dynamic_masking"),
                            ("--masked_lm_prob=0.3", "--masked_lm_prob applies only with"),
                            ("--causal --nsp", "--causal trains no next-sentence head"),
+                           # the left-to-right model's text is unmasked: it trained the same
+                           ("--causal --dynamic_masking --masked_lm_prob=0.3",
+                            "--masked_lm_prob applies only without --causal (a left-to-right "
+                            "model reads the text unmasked and predicts every next token)"),
                            # device flags the strategy would ignore (it trained on the CPU)
                            ("--tpu_name=my-tpu", "--tpu_name applies only with --use_tpu or "
                                                  "--distribution_strategy=tpu (this run: "
