@@ -49,6 +49,8 @@ flags.DEFINE_string("sentences", str(SHARED_DATA / "glue" / "SST-2" / "dev.tsv")
                     "TSV with a header whose first column is the text.")
 flags.DEFINE_integer("max_seq_length", 128, "Length the exports pack texts to.")
 flags.DEFINE_list("batch_sizes", ["1", "32"], "Sentences per call.")
+flags.register_validator("batch_sizes", lambda sizes: all(s.isdigit() and int(s) for s in sizes),
+                         "--batch_sizes: each must be a positive whole number")
 flags.DEFINE_integer("iterations", 10, "Timed calls per runner and batch size.", lower_bound=1)
 flags.DEFINE_integer("warmup", 2, "Untimed calls first.", lower_bound=0)
 define_threads_flag()

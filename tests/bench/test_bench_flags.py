@@ -3,7 +3,8 @@
 A misspelt implementation or task was dropped from the table without a
 word (`finetune_ner.py`, `finetune_glue.py`'s HF rows), or stopped the
 bench with a traceback after minutes of work (`pretraining_gutenberg.py`
-after making its records, `ner_feature_table.py` after its first rows).
+after making its records, `ner_feature_table.py` after its first rows,
+`serving_throughput.py` after its exports).
 """
 
 import pytest
@@ -25,6 +26,8 @@ from tests_shared import load_bench
      "--feature_layers: each must be one of embeddings, second_to_last, last, sum_last_four"),
     ("profile_ops", "--size=mini2", "value should be one of <tiny|mini|small"),
     ("pretraining_sample_text", "--size=Tiny", "value should be one of <tiny|mini|small"),
+    ("serving_throughput", "--batch_sizes=1,x", "--batch_sizes: each must be a positive whole "
+                                                "number"),
 ])
 def test_an_unknown_name_is_refused_naming_the_flag(bench, flag, message):
     load_bench(bench)
