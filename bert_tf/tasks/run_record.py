@@ -15,6 +15,7 @@ import os
 import tensorflow as tf
 
 from bert_tf.checkpoints import CHECKPOINT_BASENAME
+from bert_tf.config import CAUSAL_KEY
 from bert_tf.errors import UsageError
 
 RECORD_FILE = "run.json"
@@ -22,8 +23,10 @@ RECORD_FILE = "run.json"
 _TRAINING_OPTIONS = ("init_checkpoint", "train_batch_size", "learning_rate", "num_train_epochs",
                      "warmup_proportion", "num_train_steps", "num_warmup_steps", "optimizer",
                      "gradient_accumulation_steps", "random_seed")
-# Task settings records gained later: a record without one says nothing about it.
+# Task settings and config keys records gained later: a record without one says
+# nothing about it (a --causal run's task says it is one, as its config now does too).
 _LATER_TASK_SETTINGS = ("masking",)
+_LATER_CONFIG_KEYS = (CAUSAL_KEY,)
 
 
 def run_record(task, options, train_steps, train_split=None):
@@ -164,9 +167,14 @@ def _same_keys(recorded, new):
     if "model" not in recorded or "model" not in new:
         recorded.pop("model", None)
         new.pop("model", None)
-    elif None in (recorded["model"].get("vocab_sha256"), new["model"].get("vocab_sha256")):
-        recorded["model"] = dict(recorded["model"], vocab_sha256=None)
-        new["model"] = dict(new["model"], vocab_sha256=None)
+        return recorded, new
+    recorded["model"], new["model"] = dict(recorded["model"]), dict(new["model"])
+    if None in (recorded["model"].get("vocab_sha256"), new["model"].get("vocab_sha256")):
+        recorded["model"]["vocab_sha256"] = new["model"]["vocab_sha256"] = None
+    old_config, new_config = recorded["model"].get("bert_config"), new["model"].get("bert_config")
+    if isinstance(old_config, dict) and isinstance(new_config, dict):
+        new["model"]["bert_config"] = {key: value for key, value in new_config.items()
+                                       if key in old_config or key not in _LATER_CONFIG_KEYS}
     return recorded, new
 
 

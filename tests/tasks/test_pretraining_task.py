@@ -157,3 +157,28 @@ def test_a_left_to_right_model_is_marked_and_never_used_both_ways(tmp_path):
     # Training on left to right from it is what it is for.
     assert resolve_model_files(init_checkpoint=init, causal=True).config.extra == {
         "causal": True}
+
+
+def test_a_left_to_right_run_recorded_before_its_config_said_so_resumes(tmp_path):
+    """Runs of --causal from before its bert_config said "causal" must resume: their
+    task record says causal already."""
+    import json
+
+    from bert_tf.tasks.output_dir_checks import check_run_record
+    from bert_tf.tasks.run_record import run_record
+
+    records = str(shared_path("golden", "sample_text_seed12345_dupe10.tfrecord"))
+    options = quick_options(tmp_path, do_train=True, num_train_steps=4, random_seed=None)
+
+    def check(causal):
+        check_run_record(str(tmp_path), run_record(_task(records, causal=causal), options, 4,
+                                                   [records]), options)
+
+    check(causal=True)
+    (tmp_path / "ckpt-2.index").write_bytes(b"")  # a checkpoint to resume from
+    record = json.loads((tmp_path / "run.json").read_text())
+    del record["model"]["bert_config"]["causal"]
+    (tmp_path / "run.json").write_text(json.dumps(record))
+    check(causal=True)
+    with pytest.raises(UsageError, match=r"task\.causal: True in the recorded run, False now"):
+        check(causal=False)
