@@ -65,8 +65,9 @@ class TextServingModule(tf.Module):
         jit_compile: XLA-compile the model, on lengths rounded up to buckets.
 
     Example: a kind that answers the packed ids (a pair is truncated to
-    `max_seq_length` = 5 one token at a time from the longer side; a batch
-    is padded to its longest text).
+    `max_seq_length` = 5 one token at a time from the longer side, a pair
+    whose second text has no tokens is packed as the first alone; a batch is
+    padded to its longest text).
 
     >>> import tempfile
     >>> from bert_tf.config import BertConfig
@@ -79,7 +80,7 @@ class TextServingModule(tf.Module):
     ...                   max_seq_length=5)
     >>> ids = module.serve_pairs(tf.constant(["Hello", ""]), tf.constant(["hello there", ""]))
     >>> ids["input_ids"].numpy().tolist()
-    [[2, 4, 3, 4, 3], [2, 3, 3, 0, 0]]
+    [[2, 4, 3, 4, 3], [2, 3, 0, 0, 0]]
     >>> module.serve_texts(tf.constant(["hello", ""]))["input_ids"].numpy().tolist()
     [[2, 4, 3], [2, 3, 0]]
     """
