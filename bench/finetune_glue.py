@@ -82,7 +82,7 @@ def run_ours(task, order, dev, output_dir):
                              os.path.join(FLAGS.model_dir, "vocab.txt"))
     ours = SameBatchesTask(task, None, model_files, seq_length(task))
     steps = len(order) // FLAGS.batch_size
-    options = RunOptions(output_dir=output_dir, train_batch_size=FLAGS.batch_size,
+    options = RunOptions(output_dir=output_dir, do_train=True, train_batch_size=FLAGS.batch_size,
                          eval_batch_size=64, learning_rate=FLAGS.learning_rate,
                          jit_compile=FLAGS.jit_compile, steps_per_execution=max(1, steps // 4),
                          save_checkpoints_steps=10 ** 9, init_checkpoint=FLAGS.model_dir)

@@ -90,7 +90,7 @@ def make_task():
 
 def run_ours(task, order, evaluation_splits, output_dir):
     steps = len(order) // FLAGS.batch_size
-    options = RunOptions(output_dir=output_dir, train_batch_size=FLAGS.batch_size,
+    options = RunOptions(output_dir=output_dir, do_train=True, train_batch_size=FLAGS.batch_size,
                          eval_batch_size=64, learning_rate=FLAGS.learning_rate,
                          steps_per_execution=max(1, steps // 8), save_checkpoints_steps=10 ** 9,
                          init_checkpoint=FLAGS.model_dir, mixed_precision=FLAGS.mixed_precision)

@@ -154,7 +154,7 @@ class SameBatchesSquadTask(SquadTask):
 def run_ours(task, order, dev, recipe, output_dir):
     """Trains ours; returns (eval results, train seconds, initial head, dev logits)."""
     steps = len(order.features) // recipe.batch_size
-    options = RunOptions(output_dir=output_dir, train_batch_size=recipe.batch_size,
+    options = RunOptions(output_dir=output_dir, do_train=True, train_batch_size=recipe.batch_size,
                          eval_batch_size=recipe.eval_batch_size,
                          learning_rate=recipe.learning_rate, random_seed=recipe.seed,
                          steps_per_execution=max(1, steps // 4),

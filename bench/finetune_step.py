@@ -95,7 +95,7 @@ def fixed_batch(task):
 
 def our_trainer(task, jit, output_dir):
     """The classifier, optimizer and start weights a classification run builds."""
-    options = RunOptions(output_dir=output_dir, train_batch_size=FLAGS.batch_size,
+    options = RunOptions(output_dir=output_dir, do_train=True, train_batch_size=FLAGS.batch_size,
                          learning_rate=LEARNING_RATE, mixed_precision=FLAGS.mixed_precision,
                          jit_compile=jit, init_checkpoint=FLAGS.model_dir)
     return runner.build_trainer(task, options, get_strategy("one_device"), SCHEDULE_STEPS)
