@@ -171,32 +171,13 @@ def test_a_repaired_state_file_keeps_every_older_checkpoint_to_delete(earlier_ru
         "ckpt-4.index", "ckpt-6.index"]
 
 
-@pytest.mark.parametrize("resume_data_position", [True, False])
-def test_a_resumed_run_trains_on_what_the_uninterrupted_run_did(tmp_path, resume_data_position):
+@pytest.mark.parametrize("resume_data_position, accumulation", [(True, 1), (False, 1), (True, 2)])
+def test_a_resumed_run_trains_on_what_the_uninterrupted_run_did(tmp_path, resume_data_position,
+                                                                accumulation):
     """With a seeded shuffle each run sees the same batches: without skipping those of the
-    steps done, a resumed run trained on the first batches again and never on the rest."""
-    config = dataclasses.replace(CONFIG, hidden_dropout_prob=0.0,
-                                 attention_probs_dropout_prob=0.0)
-    uninterrupted = make_trainer(tmp_path / "whole", config=config, steps_per_execution=2)
-    start = uninterrupted.model.get_weights()
-    uninterrupted.train(dataset_fn(), num_steps=6, resume_data_position=True)
-    interrupted = make_trainer(tmp_path / "resumed", config=config, steps_per_execution=2)
-    interrupted.model.set_weights(start)
-    interrupted.train(dataset_fn(), num_steps=2, resume_data_position=True)
-    resumed = make_trainer(tmp_path / "resumed", config=config, steps_per_execution=2)
-    assert resumed.checkpoints.restore_latest() == 2
-    resumed.train(dataset_fn(), num_steps=6, resume_data_position=resume_data_position)
-    difference = max(float(np.abs(a.numpy() - b.numpy()).max())
-                     for a, b in zip(uninterrupted.model.weights, resumed.model.weights))
-    if resume_data_position:
-        assert difference < 1e-6
-    else:  # the test can tell: steps 3-6 on batches 1-4 give other weights
-        assert difference > 1e-4
-
-
-def test_a_run_resumed_with_other_gradient_accumulation_trains_the_same_steps(tmp_path):
-    """A run moved to a device with less memory resumes with more micro-batches per step:
-    each step sums the gradient of the same examples, so the weights end the same."""
+    steps done, a resumed run trained on the first batches again and never on the rest.
+    A run moved to a device with less memory may resume with more micro-batches per step
+    (`accumulation`): each step still sums the gradient of the same examples."""
     config = dataclasses.replace(CONFIG, hidden_dropout_prob=0.0,
                                  attention_probs_dropout_prob=0.0)
     uninterrupted = make_trainer(tmp_path / "whole", config=config, steps_per_execution=2)
@@ -206,9 +187,13 @@ def test_a_run_resumed_with_other_gradient_accumulation_trains_the_same_steps(tm
     interrupted.model.set_weights(start)
     interrupted.train(dataset_fn(), num_steps=2, resume_data_position=True)
     resumed = make_trainer(tmp_path / "resumed", config=config, steps_per_execution=2,
-                           gradient_accumulation_steps=2)
+                           gradient_accumulation_steps=accumulation)
     assert resumed.checkpoints.restore_latest() == 2
-    resumed.train(dataset_fn(batch=BATCH // 2), num_steps=6, resume_data_position=True)
+    resumed.train(dataset_fn(batch=BATCH // accumulation), num_steps=6,
+                  resume_data_position=resume_data_position)
     difference = max(float(np.abs(a.numpy() - b.numpy()).max())
                      for a, b in zip(uninterrupted.model.weights, resumed.model.weights))
-    assert difference < 1e-6
+    if resume_data_position:
+        assert difference < 1e-6
+    else:  # the test can tell: steps 3-6 on batches 1-4 give other weights
+        assert difference > 1e-4
