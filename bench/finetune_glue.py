@@ -16,22 +16,26 @@ scikit-learn and scipy in tests/tasks/test_metrics.py).
 """
 
 import os
+import pathlib
+import sys
 import tempfile
 import time
 
-import numpy as np
-from absl import app, flags
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
-from shared_data import SHARED_DATA
+import numpy as np  # noqa: E402
+from absl import app, flags  # noqa: E402
 
-from bert_tf.checkpoints import config_beside
-from bert_tf.tasks import classification_results, runner
-from bert_tf.tasks.classification import ClassificationTask, examples_dataset
-from bert_tf.tasks.glue_data import get_task
-from bert_tf.tasks.model_files import ModelFiles
-from bert_tf.tasks.run_options import RunOptions
-from bert_tf.tasks.task import RunContext
-from bert_tf.training.distribution import get_strategy
+from shared_data import SHARED_DATA  # noqa: E402
+
+from bert_tf.checkpoints import config_beside  # noqa: E402
+from bert_tf.tasks import classification_results, runner  # noqa: E402
+from bert_tf.tasks.classification import ClassificationTask, examples_dataset  # noqa: E402
+from bert_tf.tasks.glue_data import get_task  # noqa: E402
+from bert_tf.tasks.model_files import ModelFiles  # noqa: E402
+from bert_tf.tasks.run_options import RunOptions  # noqa: E402
+from bert_tf.tasks.task import RunContext  # noqa: E402
+from bert_tf.training.distribution import get_strategy  # noqa: E402
 import hf_recipe  # noqa: E402  (bench/ is on sys.path: this script's folder)
 from round_robin import define_choices_flag  # noqa: E402
 

@@ -21,24 +21,28 @@ trains ours in bfloat16 (float32 weights), for its effect on the score.
 
 import dataclasses
 import os
+import pathlib
+import sys
 import tempfile
 import time
 
-import numpy as np
-from absl import app, flags
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
-from shared_data import SHARED_DATA
+import numpy as np  # noqa: E402
+from absl import app, flags  # noqa: E402
 
-from bert_tf.checkpoints import config_beside
-from bert_tf.tasks import runner
-from bert_tf.tasks.batching import batched_columns
-from bert_tf.tasks.entity_metrics import entity_scores
-from bert_tf.tasks.model_files import ModelFiles
-from bert_tf.tasks.ner import NerTask
-from bert_tf.tasks.run_options import RunOptions
-from bert_tf.tasks.tagging_features import predicted_tags
-from bert_tf.tasks.task import RunContext
-from bert_tf.training.distribution import get_strategy
+from shared_data import SHARED_DATA  # noqa: E402
+
+from bert_tf.checkpoints import config_beside  # noqa: E402
+from bert_tf.tasks import runner  # noqa: E402
+from bert_tf.tasks.batching import batched_columns  # noqa: E402
+from bert_tf.tasks.entity_metrics import entity_scores  # noqa: E402
+from bert_tf.tasks.model_files import ModelFiles  # noqa: E402
+from bert_tf.tasks.ner import NerTask  # noqa: E402
+from bert_tf.tasks.run_options import RunOptions  # noqa: E402
+from bert_tf.tasks.tagging_features import predicted_tags  # noqa: E402
+from bert_tf.tasks.task import RunContext  # noqa: E402
+from bert_tf.training.distribution import get_strategy  # noqa: E402
 import hf_recipe  # noqa: E402  (bench/ is on sys.path: this script's folder)
 from round_robin import define_choices_flag  # noqa: E402
 

@@ -28,24 +28,28 @@ split by article: questions of the first half of its articles train
 import dataclasses
 import json
 import os
+import pathlib
+import sys
 import tempfile
 import time
 
-import numpy as np
-from absl import app, flags
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
-from shared_data import SHARED_DATA
+import numpy as np  # noqa: E402
+from absl import app, flags  # noqa: E402
 
-from bert_tf.checkpoints import config_beside
-from bert_tf.tasks import runner
-from bert_tf.tasks.batching import batched_columns
-from bert_tf.tasks.model_files import ModelFiles
-from bert_tf.tasks.run_options import RunOptions
-from bert_tf.tasks.squad import SquadOptions, SquadSplit, SquadTask
-from bert_tf.tasks.squad_data import load_squad_json
-from bert_tf.tasks.squad_features import feature_columns
-from bert_tf.tasks.task import RunContext
-from bert_tf.training.distribution import get_strategy
+from shared_data import SHARED_DATA  # noqa: E402
+
+from bert_tf.checkpoints import config_beside  # noqa: E402
+from bert_tf.tasks import runner  # noqa: E402
+from bert_tf.tasks.batching import batched_columns  # noqa: E402
+from bert_tf.tasks.model_files import ModelFiles  # noqa: E402
+from bert_tf.tasks.run_options import RunOptions  # noqa: E402
+from bert_tf.tasks.squad import SquadOptions, SquadSplit, SquadTask  # noqa: E402
+from bert_tf.tasks.squad_data import load_squad_json  # noqa: E402
+from bert_tf.tasks.squad_features import feature_columns  # noqa: E402
+from bert_tf.tasks.task import RunContext  # noqa: E402
+from bert_tf.training.distribution import get_strategy  # noqa: E402
 import hf_recipe  # noqa: E402  (bench/ is on sys.path: this script's folder)
 
 

@@ -18,20 +18,24 @@ Usage (the run behind docs/RESULTS.md):
 """
 
 import os
+import pathlib
+import sys
 import tempfile
 import time
 
-from absl import app, flags
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
-from shared_data import SHARED_DATA
+from absl import app, flags  # noqa: E402
 
-from bert_tf.checkpoints import config_beside
-from bert_tf.tasks import runner
-from bert_tf.tasks.model_files import ModelFiles
-from bert_tf.tasks.ner import NerTask
-from bert_tf.tasks.run_options import RunOptions
-from bert_tf.tasks.token_features import FEATURE_LAYERS
-from round_robin import define_choices_flag
+from shared_data import SHARED_DATA  # noqa: E402
+
+from bert_tf.checkpoints import config_beside  # noqa: E402
+from bert_tf.tasks import runner  # noqa: E402
+from bert_tf.tasks.model_files import ModelFiles  # noqa: E402
+from bert_tf.tasks.ner import NerTask  # noqa: E402
+from bert_tf.tasks.run_options import RunOptions  # noqa: E402
+from bert_tf.tasks.token_features import FEATURE_LAYERS  # noqa: E402
+from round_robin import define_choices_flag  # noqa: E402
 
 
 FLAGS = flags.FLAGS

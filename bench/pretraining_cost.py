@@ -25,9 +25,14 @@ the 420 bf16 TFLOP/s peak of a v3-8).
     .venv/bin/python bench/pretraining_cost.py
 """
 
-from absl import app, flags
+import pathlib
+import sys
 
-from bert_tf.config import BertConfig
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+
+from absl import app, flags  # noqa: E402
+
+from bert_tf.config import BertConfig  # noqa: E402
 
 FLAGS = flags.FLAGS
 flags.DEFINE_float("anchor_sequences_per_second", 3799.0,

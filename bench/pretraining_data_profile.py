@@ -22,10 +22,13 @@ import contextlib
 import pathlib
 import pickle
 import random
+import sys
 import tempfile
 import time
 
-from shared_data import SHARED_DATA
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+
+from shared_data import SHARED_DATA  # noqa: E402
 
 CPU, WALL = time.process_time, time.perf_counter
 SPENT = collections.defaultdict(lambda: [0.0, 0.0])  # phase -> [CPU s, wall s]
