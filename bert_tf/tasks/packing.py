@@ -51,12 +51,13 @@ def pack_tokens(tokens_a, tokens_b, tokenizer, max_seq_length):
     tokens_b = list(tokens_b) if tokens_b else None
     if tokens_b is None:
         del tokens_a[max_seq_length - 2:]
-        tokens = ["[CLS]"] + tokens_a + ["[SEP]"]
-        segments = [0] * len(tokens)
     else:
         truncate_pair(tokens_a, tokens_b, max_seq_length - 3)
-        tokens = ["[CLS]"] + tokens_a + ["[SEP]"] + tokens_b + ["[SEP]"]
-        segments = [0] * (len(tokens_a) + 2) + [1] * (len(tokens_b) + 1)
+    tokens = ["[CLS]"] + tokens_a + ["[SEP]"]
+    segments = [0] * len(tokens)
+    if tokens_b:  # the original's test after its cut: at max_seq_length 3 or 4 none may be left
+        tokens += tokens_b + ["[SEP]"]
+        segments += [1] * (len(tokens_b) + 1)
     padding = max_seq_length - len(tokens)
     ids = tokenizer.convert_tokens_to_ids(tokens)
     return PackedInput(

@@ -6,12 +6,13 @@ feature-extraction code:
     [CLS] A [SEP]            segment_ids 0 ... 0
     [CLS] A [SEP] B [SEP]    segment_ids 0 ... 0 1 ... 1
 
-A single segment keeps its first `seq_length - 2` ids. A pair whose B has
-no ids (an empty text, or one of characters the tokenizer drops) is packed
-as A alone, as the original's `if tokens_b:` does, not with an empty B and a
-second `[SEP]`. A pair is cut, one id at a time, from the end of the longer
-segment (of B on a tie) until it fits in `seq_length - 3`; `kept_lengths` computes the lengths this leaves in one
-step (`truncation.kept_lengths`; `tests/tokenization` compares them with
+A single segment keeps its first `seq_length - 2` ids. A pair is cut, one
+id at a time, from the end of the longer segment (of B on a tie) until it
+fits in `seq_length - 3`. A pair whose B has no ids left (an empty text, one
+of characters the tokenizer drops, or one cut away whole at `seq_length` 3
+or 4) is packed as A alone, as the original's `if tokens_b:` after its cut
+does, not with an empty B and a second `[SEP]`. `kept_lengths` computes the
+lengths the cut leaves in one step (`truncation.kept_lengths`; `tests/tokenization` compares them with
 HuggingFace's `longest_first`).
 Padding is 0, as in the original, whatever id [PAD] has.
 
@@ -90,8 +91,8 @@ def pack_segments(segments, lengths, width, cls_id, sep_id):
     """`[CLS] A [SEP]` or `[CLS] A [SEP] B [SEP]`, the first `lengths` ids of each segment.
 
     Each output position gathers its id from the segment it falls in. Where
-    a row's B has no ids, it is `[CLS] A [SEP]`: no empty B, no second
-    `[SEP]`.
+    a row keeps no ids of B (`lengths`), it is `[CLS] A [SEP]`: no empty B,
+    no second `[SEP]`.
 
     Args:
         segments: one or two int32 ragged tensors [batch, None].
@@ -124,8 +125,9 @@ def pack_segments(segments, lengths, width, cls_id, sep_id):
     start = tf.ones_like(lengths[0])[:, None]  # where the segment's first id goes
     for index, (segment, length) in enumerate(zip(segments, lengths)):
         end = start + length[:, None]  # where its [SEP] goes
-        # A B of no ids (before any cut) is left out, its [SEP] too.
-        kept = (segment.row_lengths() > 0)[:, None] if index else True
+        # A B with no ids left (after the cut, as the original's `if tokens_b:`) is left
+        # out, its [SEP] too.
+        kept = (length > 0)[:, None] if index else True
         ids = tf.gather(_columns(segment, width), tf.clip_by_value(column - start, 0, width - 1),
                         batch_dims=1)
         input_ids = tf.where((column >= start) & (column < end), ids, input_ids)

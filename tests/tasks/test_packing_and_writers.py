@@ -38,6 +38,15 @@ def test_a_pair_whose_second_text_has_no_tokens_packs_as_one_sentence():
     assert packed.input_mask.tolist() == [1] * 6
 
 
+def test_a_pair_whose_second_text_is_cut_away_whole_packs_as_one_sentence():
+    """At max_seq_length 4 the pair's cut to 1 token takes all of B: the original's
+    `if tokens_b:` (after the cut) packs `[CLS] a [SEP]`, not `[CLS] a [SEP] [SEP]`."""
+    packed = pack_tokens(list("abc"), list("x"), _Vocab(), 4)
+    assert packed.tokens == ["[CLS]", "a", "[SEP]"]
+    assert packed.segment_ids.tolist() == [0] * 4
+    assert packed.input_mask.tolist() == [1, 1, 1, 0]
+
+
 def test_json_values_are_rounded_to_six_decimals_exactly(tmp_path):
     features = np.array([[[0.1234567, -2.0000049, 3.1415926]]], "float64")
     path = tmp_path / "f.jsonl"

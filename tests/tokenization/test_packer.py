@@ -24,6 +24,7 @@ def _hf_packed(hf, a, b, seq_length):
     a, b, _ = hf.truncate_sequences(list(a), pair_ids=None if b is None else list(b),
                                     num_tokens_to_remove=remove,
                                     truncation_strategy="longest_first")
+    b = b or None  # a B cut away whole is A alone in the original (`if tokens_b:`); HF keeps it
     ids = hf.build_inputs_with_special_tokens(a, b)
     segments = hf.create_token_type_ids_from_sequences(a, b)
     padding = [0] * (seq_length - len(ids))
@@ -57,6 +58,19 @@ def test_a_pair_whose_b_has_no_ids_is_packed_as_a_alone():
                                                     [CLS, 1, 2, SEP, 6, SEP]]
     assert packed["input_mask"].numpy().tolist() == [[1] * 6, [1] * 6]
     assert packed["segment_ids"].numpy().tolist() == [[0] * 6, [0, 0, 0, 0, 1, 1]]
+
+
+@pytest.mark.parametrize("seq_length, kept_a", [(3, []), (4, [1])])
+def test_a_pair_whose_b_is_cut_away_whole_is_packed_as_a_alone(seq_length, kept_a):
+    """At `seq_length` 3 or 4 the cut to `seq_length - 3` may leave B no ids: the original's
+    `if tokens_b:` (after the cut) packs `[CLS] A [SEP]`, not `[CLS] A [SEP] [SEP]`."""
+    packed = BertPacker(seq_length, cls_id=CLS, sep_id=SEP)(
+        (tf.ragged.constant([[1, 2, 3]], tf.int32), tf.ragged.constant([[6]], tf.int32)))
+    layout = [CLS, *kept_a, SEP]
+    padding = [0] * (seq_length - len(layout))
+    assert packed["input_ids"].numpy().tolist() == [layout + padding]
+    assert packed["input_mask"].numpy().tolist() == [[1] * len(layout) + padding]
+    assert packed["segment_ids"].numpy().tolist() == [[0] * seq_length]
 
 
 def test_one_example_and_dtypes():
