@@ -16,6 +16,9 @@ line naming the file and the question, exit code 1.
 
 import argparse
 import json
+import os
+import signal
+import sys
 
 from bert_tf.atomic_files import write_text
 from bert_tf.errors import UsageError
@@ -125,7 +128,11 @@ def main(argv=None):
     except (ValueError, OSError) as error:
         parser.exit(1, f"error: {error}\n")  # 2 is for a wrong command line
     if not args.out_file:
-        print(json.dumps(report, indent=2 if "total" in report else None))
+        try:
+            print(json.dumps(report, indent=2 if "total" in report else None), flush=True)
+        except BrokenPipeError:  # its reader went away (`... | head`): quiet, as `cli.run_main`
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no 2nd error at exit
+            sys.exit(128 + signal.SIGPIPE)
 
 
 if __name__ == "__main__":

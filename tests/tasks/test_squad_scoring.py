@@ -235,3 +235,22 @@ def test_the_scorer_starts_without_tensorflow():
                              "print('tensorflow' in sys.modules)"],
                             capture_output=True, text=True, check=True, cwd=REPO)
     assert loaded.stdout == "False\n" and loaded.stderr == ""
+
+
+def test_a_reader_that_goes_away_ends_the_scorer_quietly(tmp_path):
+    """`bert_evaluate_squad DATA PREDS | head -1`, the reader gone before the scores: exit
+    141 and nothing on stderr, as the other commands; it was a BrokenPipeError traceback."""
+    import os
+    import subprocess
+    import sys
+    data = write(tmp_path / "dev-v1.1.json", squad_content(V1_QAS, "1.1"))
+    predictions = write(tmp_path / "predictions.json", V1_PREDICTIONS)
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # no reader
+    try:
+        run = subprocess.run([sys.executable, "-m", "bert_tf.evaluate_squad", data, predictions],
+                             stdout=write_end, stderr=subprocess.PIPE, text=True, cwd=REPO)
+    finally:
+        os.close(write_end)
+    assert run.returncode == 141, run.stderr
+    assert "Traceback" not in run.stderr and "Unanswered question q3" in run.stderr
