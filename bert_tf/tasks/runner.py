@@ -161,7 +161,7 @@ def _strategy(options):
     strategy = distribution.get_strategy(
         options.distribution_strategy, num_gpus=options.num_gpus, tpu=options.tpu,
         tpu_zone=options.tpu_zone, gcp_project=options.gcp_project,
-        worker_wait_seconds=options.worker_wait_seconds)
+        worker_wait_seconds=options.worker_wait_seconds, training=options.do_train)
     split = options.gradient_accumulation_steps * strategy.num_replicas_in_sync
     if options.train_batch_size % split:
         raise UsageError(f"--train_batch_size={options.train_batch_size} is not divisible by "

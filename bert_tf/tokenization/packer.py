@@ -6,14 +6,15 @@ feature-extraction code:
     [CLS] A [SEP]            segment_ids 0 ... 0
     [CLS] A [SEP] B [SEP]    segment_ids 0 ... 0 1 ... 1
 
-A single segment keeps its first `seq_length - 2` ids. A pair is cut, one
-id at a time, from the end of the longer segment (of B on a tie) until it
-fits in `seq_length - 3`. A pair whose B has no ids left (an empty text, one
-of characters the tokenizer drops, or one cut away whole at `seq_length` 3
-or 4) is packed as A alone, as the original's `if tokens_b:` after its cut
-does, not with an empty B and a second `[SEP]`. `kept_lengths` computes the
-lengths the cut leaves in one step (`truncation.kept_lengths`; `tests/tokenization` compares them with
-HuggingFace's `longest_first`).
+A single segment keeps its first `seq_length - 2` ids, and so does A where
+B has no ids (an empty text, or one of characters the tokenizer drops). A
+pair is cut, one id at a time, from the end of the longer segment (of B on
+a tie) until it fits in `seq_length - 3`; `kept_lengths` computes the
+lengths this leaves in one step (`truncation.kept_lengths`;
+`tests/tokenization` compares them with HuggingFace's `longest_first`).
+Where no id of B is left, before the cut or after it (at `seq_length` 3 or
+4), the row is `[CLS] A [SEP]`, as the original's `if tokens_b:` makes it,
+not an empty B and a second `[SEP]`.
 Padding is 0, as in the original, whatever id [PAD] has.
 
 `pack_segments` lays the kept ids out with a few dense ops per segment, not

@@ -216,7 +216,7 @@ def _tpu_strategy(tpu, zone, project):
 
 
 def get_strategy(name, num_gpus=0, tpu=None, tpu_zone=None, gcp_project=None,
-                 worker_wait_seconds=WORKER_WAIT_SECONDS):
+                 worker_wait_seconds=WORKER_WAIT_SECONDS, training=True):
     """Builds the strategy named by `--distribution_strategy`.
 
     Args:
@@ -225,20 +225,25 @@ def get_strategy(name, num_gpus=0, tpu=None, tpu_zone=None, gcp_project=None,
         tpu, tpu_zone, gcp_project: where the TPU is, for `tpu`.
         worker_wait_seconds: how long a `multi_worker_mirrored` worker
             waits for the others to start (0: for ever).
+        training: the run trains; a one-machine strategy then refuses a
+            `TF_CONFIG` cluster of several workers (an evaluation or
+            prediction alone, in a shell that still holds the training's
+            `TF_CONFIG`, has nothing to train apart).
 
     Returns:
         A `tf.distribute.Strategy`.
 
     Raises:
         DistributionError: an unknown name, hardware that is not there, or a
-            `TF_CONFIG` cluster of several workers for a one-machine strategy.
+            `TF_CONFIG` cluster of several workers for a one-machine strategy
+            that trains.
 
     Example:
 
     >>> get_strategy("one_device").num_replicas_in_sync
     1
     """
-    if name in ("one_device", "mirrored"):
+    if training and name in ("one_device", "mirrored"):
         _refuse_cluster(name)
     if name == "one_device":
         gpus = tf.config.list_logical_devices("GPU")

@@ -67,6 +67,8 @@ def test_a_cluster_of_workers_is_refused_to_a_one_machine_strategy(monkeypatch):
             f"TF_CONFIG names a cluster of 2 workers, but --distribution_strategy={name} trains "
             "this process alone; give --distribution_strategy=multi_worker_mirrored, or unset "
             "TF_CONFIG")
+        # An evaluation or prediction alone has nothing to train apart.
+        assert get_strategy(name, training=False).num_replicas_in_sync == 1
     # One worker (a managed job's chief alone), or a TF_CONFIG it cannot read: no business.
     for text in ('{"cluster": {"chief": ["a:1"]}, "task": {"type": "chief", "index": 0}}', "{"):
         monkeypatch.setenv("TF_CONFIG", text)
