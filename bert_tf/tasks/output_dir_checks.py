@@ -111,6 +111,46 @@ def _check_same_task(output_dir, recorded, new):
                          f"{new['task']['task']}; use a new --output_dir")
 
 
+def check_scored_weights(task_name, init_checkpoint, loaded):
+    """Refuses to evaluate or predict with weights `init_checkpoint` does not hold.
+
+    A fine-tuning run starts from a pretrained encoder and initialises its
+    task head at random, so a load leaves missing head weights as they are.
+    An evaluation or prediction alone given such a checkpoint (the
+    pretrained model, or another task's fine-tuned one) would write answers
+    of a random head, and exit 0.
+
+    Args:
+        task_name: the task the run scores, for the message.
+        init_checkpoint: `--init_checkpoint`, which the model was loaded from.
+        loaded: `initialize_from_checkpoint`'s `LoadReport` (None for a
+            training checkpoint, which restores every model weight or fails).
+
+    Raises:
+        UsageError: naming the first weight the checkpoint lacks.
+
+    Example (a pretrained model's folder, given to a SQuAD prediction):
+
+    >>> from bert_tf.checkpoints import LoadReport
+    >>> check_scored_weights("squad", "uncased_L-12_H-768_A-12", LoadReport(
+    ...     restored=["bert/pooler/dense/bias"], unused=[],
+    ...     not_in_checkpoint=["cls/squad/output_bias", "cls/squad/output_weights"]))
+    Traceback (most recent call last):
+    ...
+    bert_tf.errors.UsageError: --init_checkpoint=uncased_L-12_H-768_A-12 has no
+    cls/squad/output_bias nor 1 more of the model's weights: it is not a trained squad
+    model, ...
+    """
+    missing = loaded.not_in_checkpoint if loaded is not None else []
+    if missing:
+        more = f" nor {len(missing) - 1} more of the model's weights" if len(missing) > 1 else ""
+        raise UsageError(
+            f"--init_checkpoint={init_checkpoint} has no {missing[0]}{more}: it is not "
+            f"a trained {task_name} model, and an evaluation or prediction with it would score "
+            "randomly initialised weights. Give the model a training run of this task wrote "
+            "(its --output_dir), or train one with --do_train")
+
+
 def _check_scored_model(output_dir, latest, recorded, new, init_checkpoint):
     """Says what an evaluation or prediction scores, checked against its training's record.
 

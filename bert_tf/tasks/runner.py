@@ -33,7 +33,8 @@ from bert_tf.atomic_files import prepare_folder_for
 from bert_tf.checkpoints import CHECKPOINT_BASENAME, checkpoint_folder
 from bert_tf.errors import UsageError
 from bert_tf.output_paths import check_outputs_apart
-from bert_tf.tasks.output_dir_checks import check_run_record, warn_if_init_checkpoint_ignored
+from bert_tf.tasks.output_dir_checks import (check_run_record, check_scored_weights,
+                                             warn_if_init_checkpoint_ignored)
 from bert_tf.tasks.run_record import RECORD_FILE, examples_sha256, recorded_run, run_record
 from bert_tf.tasks.task import RunContext
 from bert_tf.training import distribution, precision
@@ -81,31 +82,8 @@ def build_trainer(task, options, strategy, train_steps):
     if trainer.checkpoints.restore_latest() is None and options.init_checkpoint:
         loaded = initialize_from_checkpoint(model, options.init_checkpoint)
         if not options.do_train:
-            _check_nothing_to_score_is_untrained(task, options, loaded)
+            check_scored_weights(task.name, options.init_checkpoint, loaded)
     return trainer
-
-
-def _check_nothing_to_score_is_untrained(task, options, loaded):
-    """Refuses to evaluate or predict with weights `init_checkpoint` does not hold.
-
-    A fine-tuning run starts from a pretrained encoder and initialises its
-    task head at random, so a load leaves missing head weights as they are.
-    An evaluation or prediction alone given such a checkpoint (the
-    pretrained model, or another task's fine-tuned one) would write answers
-    of a random head, and exit 0.
-
-    Args:
-        loaded: `initialize_from_checkpoint`'s `LoadReport` (None for a
-            training checkpoint, which restores every model weight or fails).
-    """
-    missing = loaded.not_in_checkpoint if loaded is not None else []
-    if missing:
-        more = f" nor {len(missing) - 1} more of the model's weights" if len(missing) > 1 else ""
-        raise UsageError(
-            f"--init_checkpoint={options.init_checkpoint} has no {missing[0]}{more}: it is not "
-            f"a trained {task.name} model, and an evaluation or prediction with it would score "
-            "randomly initialised weights. Give the model a training run of this task wrote "
-            "(its --output_dir), or train one with --do_train")
 
 
 def _warmup_steps(task, options, train_steps):
