@@ -16,12 +16,10 @@ line naming the file and the question, exit code 1.
 
 import argparse
 import json
-import os
-import signal
-import sys
 
 from bert_tf.atomic_files import write_text
 from bert_tf.errors import UsageError
+from bert_tf.script_output import StdoutClosed, end_with_stdout_closed, print_output
 from bert_tf.output_paths import check_outputs_apart
 from bert_tf.tasks import squad_data
 from bert_tf.tasks import squad_scoring
@@ -129,10 +127,9 @@ def main(argv=None):
         parser.exit(1, f"error: {error}\n")  # 2 is for a wrong command line
     if not args.out_file:
         try:
-            print(json.dumps(report, indent=2 if "total" in report else None), flush=True)
-        except BrokenPipeError:  # its reader went away (`... | head`): quiet, as `cli.run_main`
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no 2nd error at exit
-            sys.exit(128 + signal.SIGPIPE)
+            print_output(json.dumps(report, indent=2 if "total" in report else None))
+        except StdoutClosed:  # its reader went away (`... | head`): quiet, as the scripts
+            end_with_stdout_closed()
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from bert_tf.checkpoints.huggingface import (SAFETENSORS_NAME, SHARD_INDEX_NAME,
                                              safetensors_files)
 from bert_tf.checkpoints.labels import LABELS_FILE
 from bert_tf.errors import UsageError
+from bert_tf.script_output import print_output
 from bert_tf.scripts import cli
 from bert_tf.scripts.trained_settings import settings
 
@@ -151,11 +152,11 @@ def run():
         if FLAGS.text_b:
             text = f"{text}\t{FLAGS.text_b[index]}"
         if "score" in outputs:
-            cli.print_output(f"{outputs['score'][index]:.4f}\t{text}")
+            print_output(f"{outputs['score'][index]:.4f}\t{text}")
             continue
         ranked = sorted(zip(labels, outputs["probabilities"][index]), key=lambda p: -p[1])
-        cli.print_output(f"{ranked[0][0]}\t{text}")
-        cli.print_output("    " + "  ".join(f"{label}={p:.3f}" for label, p in ranked))
+        print_output(f"{ranked[0][0]}\t{text}")
+        print_output("    " + "  ".join(f"{label}={p:.3f}" for label, p in ranked))
 
 
 def console_main():

@@ -21,7 +21,6 @@ own flags and exits 0; `--helpfull` lists absl's and TensorFlow's flags too.
 """
 
 import logging
-import os
 import signal
 import sys
 import threading
@@ -31,6 +30,7 @@ import tensorflow as tf
 from absl import app, flags
 
 from bert_tf.errors import UsageError
+from bert_tf.script_output import StdoutClosed, end_with_stdout_closed, print_output
 from bert_tf.training.interrupts import TrainingStopped
 
 FLAGS = flags.FLAGS
@@ -77,30 +77,6 @@ class _Terminated(KeyboardInterrupt):
 
 def _terminate(signal_number, frame):
     raise _Terminated
-
-
-class _StdoutClosed(Exception):
-    """The reader of stdout went away (`... | head`): the run ends quietly."""
-
-
-def print_output(text):
-    """Prints `text` to stdout at once, as a script's output.
-
-    Raises:
-        _StdoutClosed: the reader of stdout went away; `run_main` ends the
-            run quietly with exit 141 (Python would print a
-            `BrokenPipeError` traceback, and another at exit).
-    """
-    try:
-        print(text, flush=True)
-    except BrokenPipeError:
-        raise _StdoutClosed from None
-
-
-def _end_with_stdout_closed():
-    """Exit 141 (128 + SIGPIPE), stdout pointed at /dev/null so that exit's flush is quiet."""
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    sys.exit(128 + signal.SIGPIPE)
 
 
 def refuse_unused_flags(names, applies):
@@ -185,8 +161,8 @@ def run_main(run, program, required=()):
         previous = signal.signal(signal.SIGTERM, _terminate) if on_main_thread else None
         try:
             run()
-        except _StdoutClosed:
-            _end_with_stdout_closed()
+        except StdoutClosed:
+            end_with_stdout_closed()
         except (UsageError, app.UsageError) as error:
             _fail(program, error, USAGE_EXIT_CODE)
         except EXPECTED_ERRORS as error:
@@ -206,7 +182,7 @@ def run_main(run, program, required=()):
         # Before absl parses: its help flags would show the wrong docstring and exit 1.
         try:
             print_output(_script_help(sys.modules[run.__module__]))
-        except _StdoutClosed:
-            _end_with_stdout_closed()
+        except StdoutClosed:
+            end_with_stdout_closed()
         sys.exit(0)
     app.run(main, flags_parser=_parse_flags(program))
