@@ -16,10 +16,8 @@
   worker that dies later makes the others fail at their next collective
   (`WorkerLostError`, raised by the runner with one line);
 * `tpu`: a Cloud TPU (`--tpu`, the original's `--tpu_name`, a `grpc://`
-  address, or the TPU VM's own chips). Without a TPU, or with an address
-  where nothing answers within `TPU_ANSWER_SECONDS` or no TPU worker
-  answers, it fails with a message rather than waiting on a network that is
-  not there.
+  address, or the TPU VM's own chips); `tpu_strategy` says why one cannot
+  be reached, rather than waiting on a network that is not there.
 """
 
 import json
@@ -37,7 +35,6 @@ from bert_tf.training import worker_watch
 STRATEGIES = ("one_device", "mirrored", "multi_worker_mirrored", "tpu")
 WORKER_WAIT_SECONDS = 900  # how long a worker waits for the others to start, by default
 WAIT_REPORT_SECONDS = 30.0
-TPU_ANSWER_SECONDS = 10.0  # how long a TPU's address may take to accept a connection
 _COORDINATED_JOBS = ("chief", "worker")
 
 
@@ -183,38 +180,6 @@ def _mirrored_devices(num_gpus):
     return [d.name for d in tf.config.list_logical_devices("CPU")]
 
 
-def _tpu_resolver(tpu, zone, project):
-    tpu = tpu or os.environ.get("TPU_NAME", "")
-    if tpu in ("", "local") and not tf.config.list_physical_devices("TPU"):
-        raise DistributionError(
-            "--distribution_strategy=tpu: no TPU here. Name a Cloud TPU with --tpu "
-            "(or --tpu_name), e.g. --tpu=my-tpu or --tpu=grpc://10.0.0.2:8470, or run on a "
-            "TPU VM; use --distribution_strategy=one_device|mirrored otherwise.")
-    try:
-        resolver = tf.distribute.cluster_resolver.TPUClusterResolver(
-            tpu=tpu or "local", zone=zone, project=project)
-    except Exception as e:  # the resolver raises URLError, ValueError, HttpError...
-        raise DistributionError(f"--tpu={tpu}: cannot resolve this TPU ({e})") from e
-    # TensorFlow would wait for ever, without a word, on an address where nothing listens.
-    address = resolver.master().partition("grpc://")[2]
-    if address and not worker_watch.answers(address, timeout=TPU_ANSWER_SECONDS):
-        raise DistributionError(f"--tpu={tpu}: nothing answers at {address} within "
-                                f"{TPU_ANSWER_SECONDS:.0f} s; check the TPU's address and that "
-                                "it is running")
-    return resolver
-
-
-def _tpu_strategy(tpu, zone, project):
-    resolver = _tpu_resolver(tpu, zone, project)
-    try:
-        tf.config.experimental_connect_to_cluster(resolver)
-        tf.tpu.experimental.initialize_tpu_system(resolver)
-    except tf.errors.OpError as e:  # something answers there, but not a TPU worker
-        first_line = e.message.strip().splitlines()[0] if e.message.strip() else type(e).__name__
-        raise DistributionError(f"--tpu={tpu}: cannot connect to this TPU ({first_line})") from e
-    return tf.distribute.TPUStrategy(resolver)
-
-
 def get_strategy(name, num_gpus=0, tpu=None, tpu_zone=None, gcp_project=None,
                  worker_wait_seconds=WORKER_WAIT_SECONDS, training=True):
     """Builds the strategy named by `--distribution_strategy`.
@@ -252,8 +217,9 @@ def get_strategy(name, num_gpus=0, tpu=None, tpu_zone=None, gcp_project=None,
         return tf.distribute.MirroredStrategy(_mirrored_devices(num_gpus))
     if name == "multi_worker_mirrored":
         return _multi_worker_strategy(worker_wait_seconds)
-    if name == "tpu":
-        return _tpu_strategy(tpu, tpu_zone, gcp_project)
+    if name == "tpu":  # imported here: it raises this module's DistributionError
+        from bert_tf.training.tpu_strategy import tpu_strategy
+        return tpu_strategy(tpu, tpu_zone, gcp_project)
     raise DistributionError(f"--distribution_strategy={name!r}: choose one of "
                             f"{', '.join(STRATEGIES)}")
 
