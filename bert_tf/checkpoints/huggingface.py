@@ -20,7 +20,7 @@ from safetensors import SafetensorError, safe_open
 
 from bert_tf.checkpoints.load_rules import (CheckpointError, LoadReport, assign_weights,
                                             check_compatible, check_float_weights,
-                                            warn_unused_layers)
+                                            warn_new_pooler, warn_unused_layers)
 from bert_tf.checkpoints.name_map import tf1_variable_map
 
 SAFETENSORS_NAME = "model.safetensors"
@@ -190,4 +190,5 @@ def _load(refs, tensors, filename):
     for name in report.unused:
         logging.info("unused checkpoint tensor: %s", name)
     warn_unused_layers(report.unused, report.restored, filename)
+    warn_new_pooler(report.not_in_checkpoint, report.restored, filename)
     return report

@@ -3,10 +3,11 @@
 Whatever the file (an original TF1 checkpoint, HuggingFace safetensors), a
 load maps file tensors to our variables by their original names
 (`name_map`), then: refuses shapes that do not fit and encoder weights that
-are missing, in one line (`check_compatible`); refuses weights that are not
-floating point (`check_float_weights`); assigns (`assign_weights`); warns of
-encoder layers the model has no place for (`warn_unused_layers`); and
-reports what it did (`LoadReport`).
+are missing, the pooler excepted, in one line (`check_compatible`); refuses
+weights that are not floating point (`check_float_weights`); assigns
+(`assign_weights`); warns of encoder layers the model has no place for
+(`warn_unused_layers`) and of a pooler the file lacks (`warn_new_pooler`);
+and reports what it did (`LoadReport`).
 """
 
 import dataclasses
@@ -15,7 +16,7 @@ import re
 import numpy as np
 from absl import logging
 
-from bert_tf.checkpoints.name_map import encoder_names
+from bert_tf.checkpoints.name_map import POOLER_NAMES, encoder_names
 
 # An encoder layer's tensors, in the original's names and in HuggingFace's.
 _ENCODER_LAYER = re.compile(r"encoder[/.]layer[_.](\d+)[/.]")
@@ -68,11 +69,37 @@ def warn_unused_layers(unused, restored, source):
     return layers
 
 
+def warn_new_pooler(not_in_checkpoint, restored, source):
+    """Warns, in one line, that the encoder's pooler starts newly initialised.
+
+    HuggingFace's BertForMaskedLM, BertForQuestionAnswering and
+    BertForTokenClassification save no pooler (HuggingFace initialises it
+    anew too). Tasks on tokens (SQuAD, NER, features) never read it; a
+    classifier trains it from there; `pooled_output` is otherwise random.
+
+    >>> warn_new_pooler(["bert/pooler/dense/bias", "output_bias"],
+    ...                 ["bert/embeddings/word_embeddings"], "x")
+    True
+    >>> warn_new_pooler(["output_bias"], ["bert/embeddings/word_embeddings"], "x")
+    False
+    """
+    new = bool(set(POOLER_NAMES) & set(not_in_checkpoint)) and any(
+        name.startswith("bert/") for name in restored)
+    if new:
+        logging.warning("%s: has no pooler (bert/pooler/dense/*, as HuggingFace's "
+                        "BertForMaskedLM, ...ForQuestionAnswering and ...ForTokenClassification "
+                        "save none); it starts newly initialised: a classifier trains it, and "
+                        "pooled_output means nothing until then", source)
+    return new
+
+
 _SHOWN_PROBLEMS = 3
 
 
 def check_compatible(refs, shapes, source):
     """Raises one `CheckpointMismatch`, one line, on shape mismatches and missing encoder names.
+
+    The pooler may be missing (`warn_new_pooler`).
 
     The line counts them, names the first few, and says which config
     sizes differ where the word embeddings show it (a wrong
@@ -87,7 +114,7 @@ def check_compatible(refs, shapes, source):
                 for name, ref in sorted(refs.items())
                 if name in shapes and tuple(shapes[name]) != ref.original_shape]
     problems += [f"{name}: missing from the checkpoint"
-                 for name in sorted(encoder_names(refs) - set(shapes))]
+                 for name in sorted(encoder_names(refs) - set(shapes) - set(POOLER_NAMES))]
     if not problems:
         return
     for problem in problems:

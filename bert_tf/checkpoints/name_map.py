@@ -147,6 +147,12 @@ def tf1_variable_map(model):
     return names
 
 
+# The pooler (tanh(dense([CLS]))): only what reads `pooled_output` uses it, and
+# HuggingFace's BertForMaskedLM, ...ForQuestionAnswering and ...ForTokenClassification
+# save none.
+POOLER_NAMES = ("bert/pooler/dense/bias", "bert/pooler/dense/kernel")
+
+
 def encoder_names(names):
     """The subset of names that belong to the encoder (`bert/...`)."""
     return {name for name in names if name.startswith("bert/")}

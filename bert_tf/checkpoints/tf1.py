@@ -16,7 +16,7 @@ from absl import logging
 from bert_tf.atomic_files import copy_file, temporary_name
 from bert_tf.checkpoints.load_rules import (CheckpointError, LoadReport, assign_weights,
                                             check_compatible, check_float_weights,
-                                            warn_unused_layers)
+                                            warn_new_pooler, warn_unused_layers)
 from bert_tf.checkpoints.name_map import tf1_variable_map
 
 CHECKPOINT_BASENAME = "bert_model.ckpt"
@@ -125,6 +125,7 @@ def load_tf1_checkpoint(model, path):
     for name in report.unused:
         logging.info("unused checkpoint variable: %s", name)
     warn_unused_layers(report.unused, report.restored, prefix)
+    warn_new_pooler(report.not_in_checkpoint, report.restored, prefix)
     return report
 
 

@@ -94,6 +94,7 @@ class NerTask(Task):
     """
 
     name = "ner"
+    reads_pooled_output = False
 
     def __init__(self, data_dir, model_files, max_seq_length, do_lower_case, mode="fine_tune",
                  doc_stride=DEFAULT_DOC_STRIDE, feature_layers=DEFAULT_FEATURE_LAYERS,

@@ -19,7 +19,7 @@ import tensorflow as tf
 from absl import logging
 
 from bert_tf.atomic_files import write_text
-from bert_tf.checkpoints import CHECKPOINT_BASENAME, checkpoint_folder
+from bert_tf.checkpoints import CHECKPOINT_BASENAME, POOLER_NAMES, checkpoint_folder
 from bert_tf.errors import UsageError
 from bert_tf.tasks.run_record import RECORD_FILE, comparable, record_differences, recorded_run
 from bert_tf.training.resume import newest_checkpoint
@@ -111,7 +111,7 @@ def _check_same_task(output_dir, recorded, new):
                          f"{new['task']['task']}; use a new --output_dir")
 
 
-def check_scored_weights(task_name, init_checkpoint, loaded):
+def check_scored_weights(task_name, init_checkpoint, loaded, reads_pooled_output=True):
     """Refuses to evaluate or predict with weights `init_checkpoint` does not hold.
 
     A fine-tuning run starts from a pretrained encoder and initialises its
@@ -125,6 +125,8 @@ def check_scored_weights(task_name, init_checkpoint, loaded):
         init_checkpoint: `--init_checkpoint`, which the model was loaded from.
         loaded: `initialize_from_checkpoint`'s `LoadReport` (None for a
             training checkpoint, which restores every model weight or fails).
+        reads_pooled_output: the task's `Task.reads_pooled_output`; if False,
+            a pooler left newly initialised does not count.
 
     Raises:
         UsageError: naming the first weight the checkpoint lacks.
@@ -141,7 +143,8 @@ def check_scored_weights(task_name, init_checkpoint, loaded):
     cls/squad/output_bias nor 1 more of the model's weights: it is not a trained squad
     model, ...
     """
-    missing = loaded.not_in_checkpoint if loaded is not None else []
+    missing = [name for name in (loaded.not_in_checkpoint if loaded is not None else [])
+               if reads_pooled_output or name not in POOLER_NAMES]
     if missing:
         more = f" nor {len(missing) - 1} more of the model's weights" if len(missing) > 1 else ""
         raise UsageError(

@@ -82,7 +82,8 @@ def build_trainer(task, options, strategy, train_steps):
     if trainer.checkpoints.restore_latest() is None and options.init_checkpoint:
         loaded = initialize_from_checkpoint(model, options.init_checkpoint)
         if not options.do_train:
-            check_scored_weights(task.name, options.init_checkpoint, loaded)
+            check_scored_weights(task.name, options.init_checkpoint, loaded,
+                                 task.reads_pooled_output)
     return trainer
 
 

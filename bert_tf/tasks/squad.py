@@ -92,6 +92,7 @@ class SquadTask(Task):
     """
 
     name = "squad"
+    reads_pooled_output = False
     split_unit = "questions"
 
     def __init__(self, model_files, train_file=None, predict_file=None,

@@ -67,9 +67,13 @@ class Task(abc.ABC):
 
     Attributes:
         name: the task's name in logs, messages and metric names.
+        reads_pooled_output: whether the model's outputs depend on the encoder's
+            pooler (False for tasks on tokens: a checkpoint without a pooler
+            then still scores them).
     """
 
     name = "task"
+    reads_pooled_output = True
 
     # -- data ---------------------------------------------------------------
 

@@ -105,3 +105,37 @@ def test_a_sharded_save_loads_as_the_single_file_does(tmp_path, hf_minilm, minil
     with pytest.raises(CheckpointError, match=rf"model.safetensors.index.json: its shards are "
                                               rf"not all beside it \(missing: {shards[1]}\)"):
         restore(encoder, str(tmp_path))
+
+
+def test_a_question_answering_save_without_pooler_scores_as_huggingface_does(tmp_path, caplog):
+    """BertForQuestionAnswering (like ...ForMaskedLM, ...ForTokenClassification) saves no
+    pooler: its span head loads and scores as HuggingFace's; only the pooler starts anew."""
+    import transformers
+
+    from bert_tf.checkpoints import config_beside, restore
+    from bert_tf.errors import UsageError
+    from bert_tf.modeling.span_model import build_span_model
+    from bert_tf.tasks.output_dir_checks import check_scored_weights
+    torch.manual_seed(0)
+    hf = transformers.BertForQuestionAnswering(transformers.BertConfig(
+        vocab_size=99, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+        intermediate_size=37, max_position_embeddings=64)).eval()
+    hf.save_pretrained(tmp_path)
+    model = build_span_model(config_beside(str(tmp_path)))
+    with caplog.at_level("WARNING", logger="absl"):
+        report = restore(model, str(tmp_path))
+    assert report.not_in_checkpoint == ["bert/pooler/dense/bias", "bert/pooler/dense/kernel"]
+    assert "model.safetensors: has no pooler (bert/pooler/dense/*" in caplog.text
+    ids = np.array([[2, 17, 40, 3, 55, 61, 3, 0]], "int32")
+    segments = np.array([[0, 0, 0, 0, 1, 1, 1, 0]], "int32")
+    ours = model({"input_ids": ids, "input_mask": np.int32(ids > 0), "segment_ids": segments})
+    with torch.no_grad():
+        theirs = hf(input_ids=torch.from_numpy(ids).long(),
+                    attention_mask=torch.from_numpy(np.int32(ids > 0)).long(),
+                    token_type_ids=torch.from_numpy(segments).long())
+    for name in ("start_logits", "end_logits"):
+        np.testing.assert_allclose(np.asarray(ours[name])[0, :7],
+                                   getattr(theirs, name).numpy()[0, :7], atol=1e-5)
+    check_scored_weights("squad", str(tmp_path), report, reads_pooled_output=False)
+    with pytest.raises(UsageError, match=r"has no bert/pooler/dense/bias nor 1 more"):
+        check_scored_weights("classifier", str(tmp_path), report)
