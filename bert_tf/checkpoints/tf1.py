@@ -9,6 +9,7 @@ our own loader all read what we write.
 """
 
 import os
+import re
 
 import tensorflow as tf
 from absl import logging
@@ -23,6 +24,17 @@ CHECKPOINT_BASENAME = "bert_model.ckpt"
 # Optimizer slots and counters of the original's training runs: never model weights.
 _TRAINING_SUFFIXES = ("/adam_m", "/adam_v")
 _TRAINING_NAMES = ("global_step",)
+# A checkpoint's own files, named where its prefix is meant (shell completion adds them).
+_CHECKPOINT_FILE = re.compile(r"\.(index|meta|data-\d{5}-of-\d{5})$")
+# Weights of other stacks: (file name endings, what they are).
+_OTHER_FORMATS = (
+    (("saved_model.pb", "saved_model.pbtxt"), "a SavedModel (an export for serving; pass "
+                                              "the checkpoint it was exported from)"),
+    (("tf_model.h5", "flax_model.msgpack"), "HuggingFace's TensorFlow or Flax weights "
+                                             "(save the model again with save_pretrained, "
+                                             "which writes model.safetensors)"),
+    ((".keras", ".h5"), "a Keras file (keras-hub presets' model.weights.h5 included)"),
+)
 # The name under which `tf.train.Checkpoint` stores its object graph.
 _OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 
@@ -32,9 +44,14 @@ READ_ERRORS = (tf.errors.OpError, IndexError)
 
 
 def resolve_checkpoint_prefix(path):
-    """Returns the checkpoint prefix for a prefix, a `.index` file or a folder."""
-    if path.endswith(".index"):
-        path = path[: -len(".index")]
+    """Returns the checkpoint prefix for a prefix, one of its files or a folder.
+
+    >>> resolve_checkpoint_prefix("no/such/bert_model.ckpt.data-00000-of-00001")
+    Traceback (most recent call last):
+    ...
+    bert_tf.checkpoints.load_rules.CheckpointError: no/such/bert_model.ckpt: no checkpoint found (no/such/bert_model.ckpt.index does not exist)
+    """
+    path = _CHECKPOINT_FILE.sub("", path)
     if os.path.isdir(path):
         candidate = os.path.join(path, CHECKPOINT_BASENAME)
         if os.path.exists(candidate + ".index"):
@@ -43,10 +60,22 @@ def resolve_checkpoint_prefix(path):
         if latest:
             return latest
         raise CheckpointError(f"{path}: folder holds no {CHECKPOINT_BASENAME}.index "
-                              "nor a TensorFlow 'checkpoint' state file")
+                              f"nor a TensorFlow 'checkpoint' state file{_other_format(path)}")
     if not os.path.exists(path + ".index"):
-        raise CheckpointError(f"{path}: no checkpoint found ({path}.index does not exist)")
+        raise CheckpointError(f"{path}: no checkpoint found ({path}.index does not "
+                              f"exist){_other_format(path)}")
     return path
+
+
+def _other_format(path):
+    """What else a file or folder given as a checkpoint is, and what to pass: "; ..." or ""."""
+    names = os.listdir(path) if os.path.isdir(path) else [os.path.basename(path)]
+    for files, what in _OTHER_FORMATS:
+        found = [name for name in names if name.endswith(files)]
+        if found:
+            return (f"; {found[0]} is {what}, which bert_tf does not read: pass an original "
+                    "TF1 checkpoint or HuggingFace safetensors")
+    return ""
 
 
 def read_checkpoint(prefix):

@@ -137,3 +137,26 @@ def test_a_config_that_is_not_utf8_is_named(tmp_path):
     path.write_bytes(b"\xff\xfe{}")
     with pytest.raises(ConfigError, match=r"bert_config.json: not UTF-8 text"):
         BertConfig.from_json_file(str(path))
+
+
+def test_a_checkpoint_named_by_any_of_its_files_loads(tmp_path, tiny_config):
+    """Shell completion ends a prefix with .data-00000-of-00001 or .meta (the release has one)."""
+    encoder = BertEncoder(tiny_config)
+    export_original(encoder, tiny_config, None, str(tmp_path))
+    (tmp_path / "bert_model.ckpt.meta").write_bytes(b"a TF1 graph")
+    for suffix in (".data-00000-of-00001", ".meta", ".index"):
+        other = BertEncoder(tiny_config)
+        assert not restore(other, str(tmp_path / ("bert_model.ckpt" + suffix))).not_in_checkpoint
+        np.testing.assert_array_equal(other.weights[0].numpy(), encoder.weights[0].numpy())
+
+
+@pytest.mark.parametrize("name, what", [
+    ("saved_model.pb", "a SavedModel"), ("tf_model.h5", "HuggingFace's TensorFlow or Flax"),
+    ("model.weights.h5", "a Keras file"), ("model.keras", "a Keras file")])
+def test_weights_of_other_stacks_are_named(tmp_path, tiny_config, name, what):
+    (tmp_path / name).write_bytes(b"weights")
+    for path in (tmp_path, tmp_path / name):
+        with pytest.raises(CheckpointError, match=rf"; {name} is {what}.*, which bert_tf does "
+                                                  r"not read: pass an original TF1 checkpoint "
+                                                  r"or HuggingFace safetensors$"):
+            restore(BertEncoder(tiny_config), str(path))
