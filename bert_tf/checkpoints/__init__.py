@@ -15,7 +15,7 @@ from bert_tf.checkpoints.tf1 import (
 
 __all__ = [
     "CHECKPOINT_BASENAME", "POOLER_NAMES", "READ_ERRORS", "CheckpointError", "LoadReport",
-    "WeightRef", "checkpoint_folder", "config_beside", "export_original", "is_huggingface", "load_hf_safetensors",
-    "load_tf1_checkpoint", "resolve_config", "restore", "save_tf1_checkpoint", "tf1_variable_map",
-    "weights_identity",
+    "WeightRef", "checkpoint_folder", "config_beside", "export_original", "is_huggingface",
+    "load_hf_safetensors", "load_tf1_checkpoint", "resolve_config", "restore",
+    "save_tf1_checkpoint", "tf1_variable_map", "weights_identity",
 ]

@@ -49,7 +49,8 @@ def resolve_checkpoint_prefix(path):
     >>> resolve_checkpoint_prefix("no/such/bert_model.ckpt.data-00000-of-00001")
     Traceback (most recent call last):
     ...
-    bert_tf.checkpoints.load_rules.CheckpointError: no/such/bert_model.ckpt: no checkpoint found (no/such/bert_model.ckpt.index does not exist)
+    bert_tf.checkpoints.load_rules.CheckpointError: no/such/bert_model.ckpt: no checkpoint
+    found (no/such/bert_model.ckpt.index does not exist)
     """
     path = _CHECKPOINT_FILE.sub("", path)
     if os.path.isdir(path):
