@@ -5,7 +5,8 @@ truncated file under the name a user or the next run reads, nor destroy
 the file an earlier run wrote there. Every writer of the package therefore
 writes `NAME.tmp-PID` beside `NAME` and renames it over `NAME` when it is
 complete (`written_whole`, or `publish` and `discard` for writers that stay
-open across calls); on one file system the rename is atomic. What a killed
+open across calls); on one file system the rename is atomic. A failed write
+is reported by the name asked for (`cannot_write`), never the temporary one. What a killed
 writer leaves behind (`left_by_dead_writer`) is removed by the next run in that
 folder (`training.run_dir.remove_leftovers`), or by the next writer of the
 same name (`remove_left_behind`: exports, TFRecords, extracted features and
@@ -22,6 +23,8 @@ from absl import logging
 # `NAME.tmp-PID`, `NAME.tmp-PID.index` (and `NAME.incomplete-PID`, the TFRecord
 # temporaries of earlier versions, still cleaned up): group 1 is the PID.
 _TEMPORARY_NAME = re.compile(r"\.(?:tmp|incomplete)-(\d+)(?:\.|$)")
+# What TensorFlow's eager errors add around the reason: the function and the op.
+_TENSORFLOW_OP = re.compile(r"^\{\{function_node [^}]*\}\}\s*|\s*\[Op:\w+\]$")
 
 
 def temporary_name(path):
@@ -150,12 +153,34 @@ def write_text(path, text):
                 with open(temp, "w", encoding="utf-8") as f:
                     f.write(text)
     except OSError as error:
-        raise OSError(f"cannot write {path}: {error.strerror or error}") from None
+        raise cannot_write(path, error) from None
     except Exception as error:
         if tf and isinstance(error, tf.errors.OpError):
-            # TensorFlow says "NAME; reason", naming the temporary file.
-            raise OSError(f"cannot write {path}: {error.message.split('; ')[-1]}") from None
+            raise cannot_write(path, error) from None
         raise
+
+
+def cannot_write(path, error):
+    """The `OSError` "cannot write PATH: reason" for `error`, a failed write of `path`.
+
+    `error` is an `OSError` or TensorFlow's `OpError`, whose message names
+    the temporary file and the op ("{{function_node ...}} PATH.tmp-7;
+    No space left on device [Op:SaveV2]"): the user is told the name asked
+    for and the reason alone.
+
+    >>> str(cannot_write("/out/ckpt-3", OSError(28, "No space left on device")))
+    'cannot write /out/ckpt-3: No space left on device'
+    >>> class OpError(Exception):
+    ...     message = "{{function_node f}} /out/ckpt-3_temp/part; File too large [Op:SaveV2]"
+    >>> str(cannot_write("/out/ckpt-3", OpError()))
+    'cannot write /out/ckpt-3: File too large'
+    """
+    if isinstance(error, OSError):
+        reason = error.strerror or str(error)
+    else:
+        message = getattr(error, "message", None) or str(error)
+        reason = _TENSORFLOW_OP.sub("", message).split("; ")[-1]
+    return OSError(f"cannot write {path}: {reason}")
 
 
 def copy_file(source, path):

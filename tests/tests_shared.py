@@ -1,6 +1,7 @@
 """Helpers shared by tests: the shared data folder, tiny random encoder inputs, CPU flags files,
-root scripts run in process or watched in a process of their own, bench scripts."""
+root scripts run in process or watched in a process of their own, bench scripts, a full disk."""
 
+import contextlib
 import os
 import pathlib
 import re
@@ -19,6 +20,24 @@ def shared_path(*parts):
     if not path.exists():
         pytest.fail(f"missing shared test data {path} (set BERT_TF_SHARED_DATA)")
     return path
+
+
+@contextlib.contextmanager
+def file_size_limit(size):
+    """No file of this process grows past `size` bytes in the block: a real full disk, in process.
+
+    The kernel's limit (`ulimit -f`, RLIMIT_FSIZE) fails a write past it with
+    EFBIG, "File too large", as a full disk fails it with ENOSPC: Python and
+    TensorFlow take both the same way. (Python ignores SIGXFSZ, which would
+    kill it.) The earlier limit is restored after the block.
+    """
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
 
 
 def corpus_head(folder, lines=1000):

@@ -14,7 +14,7 @@ import re
 import tensorflow as tf
 from absl import logging
 
-from bert_tf.atomic_files import copy_file, temporary_name
+from bert_tf.atomic_files import cannot_write, copy_file, temporary_name
 from bert_tf.checkpoints.load_rules import (CheckpointError, LoadReport, assign_weights,
                                             check_compatible, check_float_weights,
                                             warn_new_pooler, warn_unused_layers)
@@ -173,6 +173,7 @@ def save_tf1_checkpoint(model, prefix):
     Raises:
         CheckpointError: when `model` has trainable variables that no name
             map covers (a layer of no known kind): they would be lost.
+        OSError: "cannot write PREFIX: reason" (a full disk, a read-only folder).
     """
     refs = tf1_variable_map(model)
     mapped = {id(ref.variable) for ref in refs.values()}
@@ -195,9 +196,11 @@ def save_tf1_checkpoint(model, prefix):
                           tensors=tensors)
         for suffix in (".data-00000-of-00001", ".index"):  # index last: it makes it visible
             os.replace(temp + suffix, prefix + suffix)
-    except BaseException:  # also Ctrl-C: no half-written files left behind
+    except BaseException as error:  # also Ctrl-C: no half-written files left behind
         for path in tf.io.gfile.glob(temp + "*"):
             tf.io.gfile.remove(path)
+        if isinstance(error, (OSError, tf.errors.OpError)):
+            raise cannot_write(prefix, error) from None
         raise
     return prefix
 

@@ -3,17 +3,19 @@
 The original tool writes its records to a comma list of output files in turn
 (record i to file i mod n). `RoundRobinRecordWriter` does the same, but writes
 each file under a temporary name and renames it into place only when every
-record is written, so an interrupted run leaves no file that looks complete.
+record is written, so an interrupted run leaves no file that looks complete, and a failed one
+(a full disk) leaves no temporary file either, and names the output file.
 """
 
+import contextlib
 import os
 from typing import Iterable, Sequence
 
 import tensorflow as tf
 from absl import logging
 
-from bert_tf.atomic_files import (discard, prepare_folder_for, publish, remove_left_behind,
-                                  temporary_name)
+from bert_tf.atomic_files import (cannot_write, discard, prepare_folder_for, publish,
+                                  remove_left_behind, temporary_name)
 from bert_tf.output_paths import file_identity
 
 
@@ -28,7 +30,7 @@ class RoundRobinRecordWriter:
 
     Raises:
       ValueError: no file, or a file named twice.
-      OSError: naming the file when it cannot be created.
+      OSError: naming the file when it cannot be created or written.
 
     Example:
       >>> import tempfile, tensorflow as tf
@@ -63,11 +65,14 @@ class RoundRobinRecordWriter:
         try:
             return tf.io.TFRecordWriter(temp)
         except (tf.errors.OpError, OSError) as error:
-            message = getattr(error, "message", None) or str(error)
-            raise OSError(f"cannot write output file {final}: {message}") from None
+            raise cannot_write(final, error) from None
 
     def write(self, record: bytes) -> None:
-        self._writers[self.num_written % len(self._writers)].write(record)
+        index = self.num_written % len(self._writers)
+        try:
+            self._writers[index].write(record)
+        except tf.errors.OpError as error:
+            raise cannot_write(self.output_files[index], error) from None
         self.num_written += 1
 
     def write_all(self, records: Iterable[bytes]) -> None:
@@ -75,16 +80,24 @@ class RoundRobinRecordWriter:
             self.write(record)
 
     def close(self) -> None:
-        """Flushes every file and renames it to its final name."""
-        for writer in self._writers:
-            writer.close()
-        for temp, final in zip(self._temp_files, self.output_files):
-            publish(temp, final)
+        """Flushes every file and renames it to its final name; on failure, deletes them all."""
+        try:
+            for writer, final in zip(self._writers, self.output_files):
+                try:
+                    writer.close()
+                except tf.errors.OpError as error:
+                    raise cannot_write(final, error) from None
+            for temp, final in zip(self._temp_files, self.output_files):
+                publish(temp, final)
+        except BaseException:
+            self._abort()
+            raise
         self._writers = []
 
     def _abort(self) -> None:
         for writer in self._writers:
-            writer.close()
+            with contextlib.suppress(tf.errors.OpError):  # its flush fails again on a full disk
+                writer.close()
         for temp in self._temp_files:
             discard(temp)
         self._writers = []

@@ -9,7 +9,10 @@ beyond `max_to_keep`). Three rules keep earlier work safe:
 * a run never writes over a checkpoint it did not write itself: that is
   another run's (or this folder's earlier run's) work;
 * a checkpoint whose weights led to a non-finite loss is moved to
-  `nonfinite_checkpoints/`, so the newest one left is a good start.
+  `nonfinite_checkpoints/`, so the newest one left is a good start;
+* a save that fails (a full disk) removes the part it wrote (TensorFlow's
+  `ckpt-N_temp/` folder, which would fill the disk further); the
+  checkpoints before it stay as they were.
 
 Under `MultiWorkerMirroredStrategy` every worker must save (the save is a
 collective), but only the chief's files are kept: the others write to a
@@ -37,6 +40,7 @@ import shutil
 import tensorflow as tf
 from absl import logging
 
+from bert_tf.atomic_files import cannot_write, discard
 from bert_tf.checkpoints import CheckpointError, load_tf1_checkpoint
 from bert_tf.training import resume
 
@@ -111,6 +115,7 @@ class RunCheckpoints:
         Raises:
             CheckpointError: a checkpoint of this step exists that this run
                 did not write (resume with `restore_latest` first).
+            OSError: "cannot write PREFIX: reason" (a full disk, a read-only folder).
         """
         prefix = self.prefix(self._step())
         if prefix in self._written:
@@ -119,7 +124,11 @@ class RunCheckpoints:
             raise CheckpointError(
                 f"{prefix} exists and was not written by this run; not overwriting it "
                 "(resume from the output folder, or choose another output folder)")
-        path = self._manager.save(checkpoint_number=self._step())
+        try:
+            path = self._manager.save(checkpoint_number=self._step())
+        except (OSError, tf.errors.OpError) as error:
+            discard(f"{prefix}_temp")  # the shards written so far
+            raise cannot_write(prefix, error) from None
         self._written.add(path)
         if not self._is_chief:
             shutil.rmtree(self._folder, ignore_errors=True)

@@ -22,6 +22,7 @@ leaves these behind (tens of MB each for a BERT checkpoint).
 no other run can be writing in the folder.
 """
 
+import contextlib
 import datetime
 import fcntl
 import os
@@ -32,7 +33,7 @@ import sys
 
 from absl import logging
 
-from bert_tf.atomic_files import left_by_dead_writer
+from bert_tf.atomic_files import cannot_write, left_by_dead_writer
 
 LOCK_NAME = ".lock"
 _CHECKPOINT_TEMP_FOLDER = re.compile(r"^ckpt-\d+_temp$")
@@ -124,8 +125,9 @@ class OutputDirLock:
             handle.flush()
         except OSError as error:  # a full disk
             fcntl.flock(handle, fcntl.LOCK_UN)
-            handle.close()
-            raise OSError(f"cannot write {self.path}: {error.strerror or error}") from None
+            with contextlib.suppress(OSError):  # its flush of what did not fit fails again
+                handle.close()
+            raise cannot_write(self.path, error) from None
         self._file = handle
         remove_leftovers(self.output_dir)
         return self

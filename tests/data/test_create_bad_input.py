@@ -16,7 +16,7 @@ from bert_tf.data.sharded_pretraining_data import create_sharded
 from bert_tf.data.tfrecord_writer import RoundRobinRecordWriter
 from bert_tf.errors import UsageError
 from bert_tf.tokenization.vocab import VocabError
-from tests_shared import shared_path
+from tests_shared import file_size_limit, shared_path
 
 OPTIONS = PretrainingDataOptions(max_seq_length=64, max_predictions_per_seq=10, dupe_factor=2)
 
@@ -107,6 +107,16 @@ def test_what_a_killed_writer_left_is_removed_by_the_next(tmp_path):
     with RoundRobinRecordWriter([str(tmp_path / "a.tfrecord")]) as writer:
         writer.write_all([b"one"])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.tfrecord"]
+
+
+@pytest.mark.parametrize("record_bytes", [100_000, 10])  # the disk fills in a write, in close
+def test_a_full_disk_names_the_output_file_and_leaves_no_temporary_file(tmp_path, record_bytes):
+    outputs = [str(tmp_path / f"part{i}.tfrecord") for i in range(2)]
+    with file_size_limit(32), pytest.raises(  # each file gets 2 records of 16 + record_bytes
+            OSError, match=rf"^cannot write {tmp_path}/part[01].tfrecord: File too large$"):
+        with RoundRobinRecordWriter(outputs) as writer:
+            writer.write_all([b"x" * record_bytes] * 4)
+    assert os.listdir(tmp_path) == []
 
 
 def test_one_output_file_spelled_two_ways_is_refused(tmp_path, monkeypatch):

@@ -12,6 +12,7 @@ import tensorflow as tf
 
 from bert_tf.checkpoints import CheckpointError, tf1_variable_map
 from bert_tf.training.resume import ResumeError, original_checkpoint
+from tests_shared import file_size_limit
 from training.tiny_training import BATCH, CONFIG, dataset_fn, make_trainer
 
 
@@ -197,3 +198,18 @@ def test_a_resumed_run_trains_on_what_the_uninterrupted_run_did(tmp_path, resume
         assert difference < 1e-6
     else:  # the test can tell: steps 3-6 on batches 1-4 give other weights
         assert difference > 1e-4
+
+
+def test_a_checkpoint_save_on_a_full_disk_names_it_and_leaves_the_earlier_ones(earlier_run):
+    folder, files = earlier_run
+    trainer = make_trainer(folder, steps_per_execution=2)
+    assert trainer.checkpoints.restore_latest() == 4
+    with file_size_limit(64 * 1024), pytest.raises(
+            OSError, match=rf"^cannot write {folder}/ckpt-6: File too large$"):
+        trainer.train(dataset_fn(), num_steps=6)
+    assert not glob.glob(f"{folder}/ckpt-6*")  # nor the `ckpt-6_temp/` it began
+    _assert_unchanged(files)
+    rerun = make_trainer(folder, steps_per_execution=2)
+    assert rerun.checkpoints.restore_latest() == 4
+    rerun.train(dataset_fn(), num_steps=6)
+    assert tf.train.latest_checkpoint(str(folder)).endswith("ckpt-6")

@@ -9,6 +9,7 @@ import pytest
 from bert_tf.checkpoints import save_tf1_checkpoint
 from bert_tf.modeling import BertEncoder
 from bert_tf.training.run_dir import OutputDirLock, remove_leftovers
+from tests_shared import file_size_limit
 
 
 @pytest.fixture(scope="module")
@@ -40,3 +41,15 @@ def test_a_failed_original_format_save_leaves_no_temporary_files(tmp_path, tiny_
     with pytest.raises(OSError):
         save_tf1_checkpoint(encoder, str(tmp_path / "bert_model.ckpt"))
     assert not [name for name in os.listdir(tmp_path) if ".tmp-" in name]
+
+
+def test_a_full_disk_names_the_lock_file_and_the_original_format_checkpoint(tmp_path,
+                                                                            tiny_config):
+    with file_size_limit(8), pytest.raises(
+            OSError, match=rf"^cannot write {tmp_path}/run/.lock: File too large$"):
+        OutputDirLock(str(tmp_path / "run")).__enter__()
+    encoder = BertEncoder(tiny_config)
+    with file_size_limit(4096), pytest.raises(
+            OSError, match=rf"^cannot write {tmp_path}/bert_model.ckpt: File too large$"):
+        save_tf1_checkpoint(encoder, str(tmp_path / "bert_model.ckpt"))
+    assert sorted(os.listdir(tmp_path)) == ["run"]
