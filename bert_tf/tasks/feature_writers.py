@@ -1,15 +1,18 @@
 """Writers of extracted features: the original's JSON lines, or a compact `.npz`.
 
 Both write to a temporary name and rename on success, so an interrupted run
-never leaves a truncated file under the requested name.
+never leaves a truncated file under the requested name; a failed write (a
+full disk) removes the temporary file and names the requested one.
 """
 
 import collections
+import contextlib
 import json
 
 import numpy as np
 
-from bert_tf.atomic_files import discard, publish, remove_left_behind, temporary_name
+from bert_tf.atomic_files import (cannot_write, discard, publish, remove_left_behind,
+                                  temporary_name)
 from bert_tf.errors import UsageError
 
 
@@ -41,6 +44,14 @@ class _AtomicFile:
     def abort(self):
         discard(self.temp_path)
 
+    @contextlib.contextmanager
+    def _writing(self):
+        """Reports an `OSError` of the block as "cannot write PATH: reason"."""
+        try:
+            yield
+        except OSError as error:
+            raise cannot_write(self.path, error) from None
+
 
 class JsonLinesWriter(_AtomicFile):
     """One JSON object per example, the original's layout.
@@ -55,7 +66,8 @@ class JsonLinesWriter(_AtomicFile):
         super().__init__(path)
         self.layer_indexes = list(layer_indexes)
         self.concat_layers = concat_layers
-        self._file = open(self.temp_path, "w", encoding="utf-8")
+        with self._writing():
+            self._file = open(self.temp_path, "w", encoding="utf-8")
 
     @staticmethod
     def _rounded(values):
@@ -75,14 +87,17 @@ class JsonLinesWriter(_AtomicFile):
                     for k, index in enumerate(self.layer_indexes)]
             token_features.append(entry)
         record = collections.OrderedDict(linex_index=unique_id, features=token_features)
-        self._file.write(json.dumps(record) + "\n")
+        with self._writing():
+            self._file.write(json.dumps(record) + "\n")
 
     def close(self):
-        self._file.close()
-        publish(self.temp_path, self.path)
+        with self._writing():
+            self._file.close()
+            publish(self.temp_path, self.path)
 
     def abort(self):
-        self._file.close()
+        with contextlib.suppress(OSError):  # its flush fails again on a full disk
+            self._file.close()
         super().abort()
 
 
@@ -113,14 +128,15 @@ class NpzWriter(_AtomicFile):
         self._offsets.append(self._offsets[-1] + len(tokens))
 
     def close(self):
-        with open(self.temp_path, "wb") as f:
-            np.savez(f, features=np.concatenate(self._features) if self._features else
-                     np.zeros((0,), np.float32),
-                     tokens=np.array(self._tokens, dtype=str),
-                     example_ids=np.array(self._ids, np.int64),
-                     offsets=np.array(self._offsets, np.int64),
-                     layer_indexes=np.array(self.layer_indexes, np.int64))
-        publish(self.temp_path, self.path)
+        with self._writing():
+            with open(self.temp_path, "wb") as f:
+                np.savez(f, features=np.concatenate(self._features) if self._features else
+                         np.zeros((0,), np.float32),
+                         tokens=np.array(self._tokens, dtype=str),
+                         example_ids=np.array(self._ids, np.int64),
+                         offsets=np.array(self._offsets, np.int64),
+                         layer_indexes=np.array(self.layer_indexes, np.int64))
+            publish(self.temp_path, self.path)
 
 
 WRITERS = {"jsonl": JsonLinesWriter, "npz": NpzWriter}

@@ -1,11 +1,14 @@
 """Python-side packing (the original's truncation) and the feature writers' exact values."""
 
 import json
+import os
 
 import numpy as np
+import pytest
 
-from bert_tf.tasks.feature_writers import JsonLinesWriter
+from bert_tf.tasks.feature_writers import WRITERS, JsonLinesWriter
 from bert_tf.tasks.packing import pack_tokens, truncate_pair
+from tests_shared import file_size_limit
 
 
 class _Vocab:
@@ -54,3 +57,14 @@ def test_json_values_are_rounded_to_six_decimals_exactly(tmp_path):
         writer.write(0, ["hi"], features)
     values = json.loads(path.read_text())["features"][0]["layers"][0]["values"]
     assert values == [0.123457, -2.000005, 3.141593]
+
+
+@pytest.mark.parametrize("output_format", sorted(WRITERS))
+def test_a_full_disk_names_the_features_file_and_leaves_nothing(tmp_path, output_format):
+    path = tmp_path / f"features.{output_format}"
+    features = np.ones((1, 3000, 8), "float32")  # more than a write buffer of JSON
+    with file_size_limit(1000), pytest.raises(
+            OSError, match=rf"^cannot write {path}: File too large$"):
+        with WRITERS[output_format](str(path), [-1]) as writer:
+            writer.write(0, ["hi"] * 3000, features)
+    assert os.listdir(tmp_path) == []
