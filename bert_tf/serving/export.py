@@ -13,8 +13,8 @@ import tempfile
 import tensorflow as tf
 from absl import logging
 
-from bert_tf.atomic_files import (discard, left_by_dead_writer, prepare_folder_for,
-                                  remove_left_behind, temporary_name)
+from bert_tf.atomic_files import (cannot_write, discard, left_by_dead_writer,
+                                  prepare_folder_for, remove_left_behind, temporary_name)
 from bert_tf.modeling.xla_elementwise import without_xla
 from bert_tf.serving import sources
 from bert_tf.serving.classifier_export import ClassifierServing
@@ -193,13 +193,19 @@ def _save(module, export_dir):
     exports whose process was killed (hundreds of MB for BERT-Base) are
     removed first; where one was killed between its two renames, the export
     it had set aside is put back first.
+
+    Raises:
+        OSError: "cannot write EXPORT_DIR: reason" (a full disk, a read-only folder).
     """
     _restore_set_aside(export_dir)
     remove_left_behind(export_dir)
     staging = temporary_name(export_dir)
     replaced = staging + ".replaced"
     try:
-        tf.saved_model.save(module, staging, signatures=module.signatures())
+        try:
+            tf.saved_model.save(module, staging, signatures=module.signatures())
+        except (OSError, tf.errors.OpError) as error:
+            raise cannot_write(export_dir, error) from None
         if os.path.exists(export_dir):
             os.replace(export_dir, replaced)
         try:

@@ -42,6 +42,7 @@ import os
 
 import tensorflow as tf
 
+from bert_tf.atomic_files import cannot_write
 from bert_tf.serving.model_inference import ModelInference
 from bert_tf.tokenization import BertPreprocessor, vocabulary_list
 from bert_tf.tokenization.packer import pack_segments
@@ -104,8 +105,11 @@ class TextServingModule(tf.Module):
                              f"the model's vocab_size {config.vocab_size}: is it the right "
                              "one?")
         vocab_path = os.path.join(asset_dir, VOCAB_ASSET_NAME)
-        with open(vocab_path, "w", encoding="utf-8") as f:
-            f.write("".join(token + "\n" for token in self.tokens))
+        try:  # `asset_dir` is a temporary folder (in /tmp): it may be the one full
+            with open(vocab_path, "w", encoding="utf-8") as f:
+                f.write("".join(token + "\n" for token in self.tokens))
+        except OSError as error:
+            raise cannot_write(vocab_path, error) from None
         self.vocab_file = tf.saved_model.Asset(vocab_path)
         self.config = config
         self.max_seq_length = int(max_seq_length)

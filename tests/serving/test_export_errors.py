@@ -10,6 +10,7 @@ import tensorflow as tf
 from bert_tf import serving
 from bert_tf.serving.export import _restore_set_aside
 from bert_tf.checkpoints import CheckpointError
+from tests_shared import file_size_limit
 
 
 def _copy(folder, tmp_path, *leave_out):
@@ -110,6 +111,20 @@ def test_an_export_interrupted_at_the_swap_keeps_the_old_one(classifier_folder, 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["served"]  # nothing left beside it
     serving.export("encoder", classifier_folder[0], served, max_seq_length=16)  # a new one
     assert not (tmp_path / "served" / "assets" / "mark").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["served"]
+
+
+def test_an_export_on_a_full_disk_is_named_and_keeps_the_old_one(classifier_folder, tmp_path):
+    served = serving.export("encoder", classifier_folder[0], tmp_path / "served",
+                            max_seq_length=16)
+    (tmp_path / "served" / "assets" / "mark").write_text("the first export")
+    with file_size_limit(1 << 20), pytest.raises(  # the vocabulary fits, the weights do not
+            OSError, match=rf"^cannot write {served}: File too large$"):
+        serving.export("encoder", classifier_folder[0], served, max_seq_length=16)
+    with file_size_limit(1 << 16), pytest.raises(  # nor the vocabulary, in a temporary folder
+            OSError, match=r"^cannot write /\S+/vocab.txt: File too large$"):
+        serving.export("encoder", classifier_folder[0], served, max_seq_length=16)
+    assert (tmp_path / "served" / "assets" / "mark").read_text() == "the first export"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["served"]
 
 
