@@ -28,7 +28,7 @@ import tensorflow as tf
 from absl import logging
 from keras import ops
 
-from bert_tf.atomic_files import remove_left_behind, write_text, written_whole
+from bert_tf.atomic_files import cannot_write, remove_left_behind, write_text, written_whole
 from bert_tf.checkpoints import weights_identity
 from bert_tf.errors import UsageError
 from bert_tf.modeling.bilstm_tagger import BiLstmTagger
@@ -174,9 +174,7 @@ def cached_features(path, make_function, columns, batch_size, key):
     progress = WorkProgress(f"{path}: computing the features of {len(lengths)} windows",
                             total=-(-len(lengths) // batch_size))
     with written_whole(path, suffix=".npy") as temp:  # numpy wants the suffix
-        rows = np.lib.format.open_memmap(
-            temp, mode="w+", dtype=np.float32,
-            shape=(int(lengths.sum()), forward.model.output.shape[-1]))
+        rows = _disk_backed_rows(path, temp, (int(lengths.sum()), forward.model.output.shape[-1]))
         row = window = 0
         for batch in batched_columns(inputs, len(lengths), batch_size):
             for features in forward(batch).numpy():
@@ -188,6 +186,25 @@ def cached_features(path, make_function, columns, batch_size, key):
     write_text(key_path, json.dumps(key))
     progress.close()
     return np.load(path, mmap_mode="r")
+
+
+def _disk_backed_rows(path, temp, shape):
+    """A float32 `.npy` memory map of `shape` at `temp`, its disk space taken at once.
+
+    A memory map's pages find a full disk only when written, and the kernel
+    then kills the process (SIGBUS, no message, no clean-up); taking the
+    space first fails at once, naming `path`.
+
+    Raises:
+        OSError: "cannot write PATH: reason".
+    """
+    try:
+        rows = np.lib.format.open_memmap(temp, mode="w+", dtype=np.float32, shape=shape)
+        with open(temp, "r+b") as f:
+            os.posix_fallocate(f.fileno(), 0, os.fstat(f.fileno()).st_size)
+    except OSError as error:
+        raise cannot_write(path, error) from None
+    return rows
 
 
 def feature_dataset(features, columns, batch_size, is_training=False, seed=None,

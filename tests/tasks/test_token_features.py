@@ -12,7 +12,7 @@ from bert_tf.config import BertConfig
 from bert_tf.modeling import BertEncoder
 from bert_tf.tasks import conll_data, tagging_features, token_features
 from bert_tf.tokenization import FullTokenizer
-from tests_shared import shared_path
+from tests_shared import file_size_limit, shared_path
 
 LABELS = conll_data.bio_labels()
 
@@ -127,3 +127,15 @@ def test_feature_dataset_pads_each_window_back(uncased_vocab_file, tmp_path):
     assert all(b["features"].shape == (4, length, 3) for b in seen)
     firsts = {tuple(b["features"].numpy()[0, 0]) for b in seen}
     assert len(firsts) > 1
+
+
+def test_a_full_disk_names_the_cache_before_any_feature_is_computed(uncased_vocab_file,
+                                                                   tmp_path):
+    """The cache's space is taken first: a memory map that finds the disk full dies of SIGBUS."""
+    columns = _columns(uncased_vocab_file, sentences=12)
+    path = tmp_path / "train.npy"
+    with file_size_limit(1024), pytest.raises(
+            OSError, match=rf"^cannot write {path}: File too large$"):
+        token_features.cached_features(str(path), lambda: token_features.feature_function(
+            token_features.feature_extractor(_tiny_encoder(1), "last")), columns, 5, {})
+    assert os.listdir(tmp_path) == []
