@@ -6,11 +6,11 @@ the file an earlier run wrote there. Every writer of the package therefore
 writes `NAME.tmp-PID` beside `NAME` and renames it over `NAME` when it is
 complete (`written_whole`, or `publish` and `discard` for writers that stay
 open across calls); on one file system the rename is atomic. A failed write
-is reported by the name asked for (`cannot_write`), never the temporary one. What a killed
-writer leaves behind (`left_by_dead_writer`) is removed by the next run in that
-folder (`training.run_dir.remove_leftovers`), or by the next writer of the
-same name (`remove_left_behind`: exports, TFRecords, extracted features and
-NER's feature caches, which are large).
+is reported by the name asked for (`cannot_write`), never the temporary
+one. What a killed writer leaves behind (`left_by_dead_writer`) is removed
+by the next run in that folder (`training.run_dir.remove_leftovers`), or by
+the next writer of the same name (`remove_left_behind`: exports, TFRecords,
+extracted features and NER's feature caches, which are large).
 """
 
 import contextlib

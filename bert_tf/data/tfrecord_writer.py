@@ -3,8 +3,9 @@
 The original tool writes its records to a comma list of output files in turn
 (record i to file i mod n). `RoundRobinRecordWriter` does the same, but writes
 each file under a temporary name and renames it into place only when every
-record is written, so an interrupted run leaves no file that looks complete, and a failed one
-(a full disk) leaves no temporary file either, and names the output file.
+record is written, so an interrupted run leaves no file that looks complete;
+a failed one (a full disk) leaves no temporary file either, and names the
+output file.
 """
 
 import contextlib
