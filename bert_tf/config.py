@@ -99,6 +99,37 @@ def require_bidirectional(config, source):
                           "use it so anyway")
 
 
+def require_segment_pairs(config, source, pairs):
+    """Refuses sentence pairs for a model with one token type (`type_vocab_size: 1`).
+
+    The second text of a pair has segment id 1, for which such a model
+    (RoBERTa-style, or a distilled model saved as BERT) has no token-type
+    embedding: the lookup fails on a CPU without XLA, and under XLA or on
+    a GPU reads row 0 or garbage without a word. Its single texts are fine.
+
+    Args:
+        config: the model's `BertConfig`.
+        source: where it was read from (a flag and file), named in the message.
+        pairs: what pairs two texts (a data file and line, a task that always
+            does), named in the message.
+
+    Raises:
+        ConfigError: naming `source`, its `type_vocab_size` and `pairs`.
+
+    >>> config = BertConfig.named("tiny", vocab_size=10, type_vocab_size=1)
+    >>> require_segment_pairs(config, "config.json", "task swag (a context and each ending)")
+    Traceback (most recent call last):
+    bert_tf.config.ConfigError: config.json: type_vocab_size=1, so the model has no token-type
+    embedding for the second text of a pair (segment id 1), but task swag (a context and each
+    ending) pairs two texts; use a model with type_vocab_size >= 2 (single texts need only one)
+    """
+    if config.type_vocab_size < 2:
+        raise ConfigError(f"{source}: type_vocab_size={config.type_vocab_size}, so the model "
+                          "has no token-type embedding for the second text of a pair (segment "
+                          f"id 1), but {pairs} pairs two texts; use a model with "
+                          "type_vocab_size >= 2 (single texts need only one)")
+
+
 @dataclasses.dataclass
 class BertConfig:
     """Hyper-parameters of a BERT encoder, as in the original `bert_config.json`.

@@ -22,8 +22,8 @@ from bert_tf.errors import UsageError
 from bert_tf.modeling import BertEncoder
 from bert_tf.output_paths import check_outputs_apart
 from bert_tf.scripts import cli, runner_flags
-from bert_tf.tasks.feature_extraction import (LayerFeatures, extract_features, read_examples,
-                                              resolve_layer_indexes)
+from bert_tf.tasks.feature_extraction import (LayerFeatures, check_pairs_fit, extract_features,
+                                              read_examples, resolve_layer_indexes)
 from bert_tf.tasks.feature_writers import WRITERS
 from bert_tf.tokenization.full_tokenizer import FullTokenizer
 from bert_tf.work_progress import WorkProgress
@@ -56,6 +56,7 @@ def run():
         raise UsageError(f"--input_file={FLAGS.input_file}: file not found")
     check_text_file(FLAGS.input_file)
     model_files = runner_flags.model_files(FLAGS)
+    check_pairs_fit(FLAGS.input_file, model_files)
     read_files = {"input_file": [FLAGS.input_file], "vocab_file": [model_files.vocab_file]}
     if FLAGS.bert_config_file:
         read_files["bert_config_file"] = [FLAGS.bert_config_file]

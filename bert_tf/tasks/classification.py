@@ -8,6 +8,8 @@ The examples come from a reader with `read(data_dir, split)`, `name`,
 `labels` and `is_regression`: a GLUE `TsvTask`, `XnliTask` or `TfdsTask`.
 """
 
+import os
+
 import numpy as np
 import tensorflow as tf
 
@@ -63,7 +65,16 @@ class ClassificationTask(LogitsPerExampleTask):
         if split != "test" and any(e.label is None for e in examples):
             raise ValueError(f"task {self.name}: the {split} split has examples without a "
                              "label (no label column?); training and evaluation need labels")
+        if examples[0].text_b is not None:  # a reader's examples are all pairs or none
+            self.model_files.require_pairs(self._split_data(split), error=ValueError)
         return examples
+
+    def _split_data(self, split):
+        """The split's data as a message names it: its file where the reader has one."""
+        files = getattr(self.reader, "files", {})  # a GLUE-style `TsvTask`'s
+        if split in files:
+            return f"{os.path.join(self.data_dir or '', files[split])} (task {self.name})"
+        return f"the {split} split of task {self.name}"
 
     def build_model(self):
         return build_classifier(self.model_files.config,

@@ -46,6 +46,22 @@ def read_examples(path):
             yield TextExample(index, line)
 
 
+def check_pairs_fit(path, model_files):
+    """Refuses, before any work, an `A ||| B` line of `path` for a model with one token type.
+
+    Reads the file once (a small cost beside running the model on each line).
+
+    Raises:
+        ValueError: naming the model's config, its `type_vocab_size` and the
+            file and line of the first pair (`ModelFiles.require_pairs`).
+    """
+    pair = next((example for example in read_examples(path) if example.text_b is not None),
+                None)
+    if pair is not None:
+        model_files.require_pairs(f"--input_file={path}:{pair.unique_id + 1} (`A ||| B`)",
+                                  error=ValueError)
+
+
 def resolve_layer_indexes(layers, num_layers):
     """Parses `"-1,-2"` into ints, checking each names one of `num_layers` blocks.
 

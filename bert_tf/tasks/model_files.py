@@ -7,7 +7,9 @@ runner and refuses combinations that would silently compute something else:
 a vocabulary with more tokens than the model's embedding table (ids past the
 table fail deep in the graph on a CPU and read garbage on a GPU), a casing
 that contradicts a released checkpoint, or a sequence length the position
-table cannot hold. A vocabulary that differs from the one stored beside the
+table cannot hold. Sentence pairs given to a model with one token type
+(`type_vocab_size: 1`) are refused where a task meets them
+(`ModelFiles.require_pairs`). A vocabulary that differs from the one stored beside the
 checkpoint is almost always a mistake, so it gets a warning.
 """
 
@@ -18,7 +20,7 @@ import os
 from absl import logging
 
 from bert_tf.checkpoints import CheckpointError, checkpoint_folder, config_beside, resolve_config
-from bert_tf.config import REQUIRED_FIELDS, require_bidirectional
+from bert_tf.config import REQUIRED_FIELDS, require_bidirectional, require_segment_pairs
 from bert_tf.errors import UsageError
 from bert_tf.tokenization.vocab import load_vocab, validate_case_matches_checkpoint
 
@@ -31,11 +33,34 @@ PADDING_ROWS = 128
 
 @dataclasses.dataclass(frozen=True)
 class ModelFiles:
-    """A resolved model: its `BertConfig`, vocabulary file and start weights."""
+    """A resolved model: its `BertConfig`, vocabulary file and start weights.
+
+    `config_source`: where the config was read, as the flag that gave it
+    (`--bert_config_file=...` or `--init_checkpoint=...`), for messages.
+    """
 
     config: object
     vocab_file: str
     init_checkpoint: str = None
+    config_source: str = None
+
+    def require_pairs(self, pairs, error=UsageError):
+        """Refuses sentence pairs where the model has one token type (`type_vocab_size: 1`).
+
+        Args:
+            pairs: what pairs two texts: a task that always does (refused
+                before any work as a `UsageError`), or a data file (and line)
+                found so while reading (`error=ValueError`: data that does not fit).
+
+        Raises:
+            `error`, naming the config, its `type_vocab_size` and `pairs`
+            (`config.require_segment_pairs`).
+        """
+        try:
+            require_segment_pairs(self.config, self.config_source or "the model's config",
+                                  pairs)
+        except ValueError as refused:
+            raise error(str(refused)) from None
 
 
 def vocab_beside(init_checkpoint):
@@ -105,10 +130,11 @@ def resolve_model_files(bert_config_file=None, vocab_file=None, init_checkpoint=
         except ValueError as error:
             raise UsageError(str(error)) from None
     config = resolve_config(bert_config_file, init_checkpoint)
+    config_source = (f"--bert_config_file={bert_config_file}" if bert_config_file
+                     else f"--init_checkpoint={init_checkpoint}")
     if not causal:
         try:
-            require_bidirectional(config, f"--bert_config_file={bert_config_file}"
-                                  if bert_config_file else f"--init_checkpoint={init_checkpoint}")
+            require_bidirectional(config, config_source)
         except ValueError as error:
             raise UsageError(str(error)) from None
     if bert_config_file and init_checkpoint:
@@ -123,7 +149,7 @@ def resolve_model_files(bert_config_file=None, vocab_file=None, init_checkpoint=
     beside = vocab_beside(init_checkpoint)
     vocab_file = vocab_file or beside
     if not needs_vocab and not vocab_file:
-        return ModelFiles(config, None, init_checkpoint)
+        return ModelFiles(config, None, init_checkpoint, config_source)
     if not vocab_file:
         raise UsageError("--vocab_file is required (no vocab.txt beside --init_checkpoint)")
     vocab_size = len(load_vocab(vocab_file))
@@ -140,4 +166,4 @@ def resolve_model_files(bert_config_file=None, vocab_file=None, init_checkpoint=
         logging.warning("--vocab_file=%s differs from %s stored beside --init_checkpoint; the "
                         "ids will not mean what the model learned unless that is intended",
                         vocab_file, beside)
-    return ModelFiles(config, vocab_file, init_checkpoint)
+    return ModelFiles(config, vocab_file, init_checkpoint, config_source)

@@ -70,6 +70,7 @@ class SwagTask(LogitsPerExampleTask):
     name = "swag"
 
     def __init__(self, data_dir, model_files, max_seq_length, do_lower_case=True):
+        model_files.require_pairs(f"task {self.name} (a context and each ending)")
         super().__init__(model_files, max_seq_length, do_lower_case)
         self.data_dir = data_dir or ""
 

@@ -49,6 +49,9 @@ class PretrainingTask(Task):
     def __init__(self, model_files, input_file, eval_input_file=None, max_seq_length=128,
                  max_predictions_per_seq=20, nsp=True, causal=False, dynamic_masking=None,
                  do_lower_case=True):
+        # The original's records, and dynamic masking's examples, are always A and B sentences.
+        model_files.require_pairs(f"pretraining (--input_file={input_file}: sentences A and "
+                                  "B of every example)")
         if causal:  # the exported bert_config.json says so (`config.require_bidirectional`)
             model_files = dataclasses.replace(model_files, config=as_causal(model_files.config))
         self.model_files = model_files

@@ -97,6 +97,7 @@ class SquadTask(Task):
 
     def __init__(self, model_files, train_file=None, predict_file=None,
                  options=SquadOptions(), do_lower_case=True):
+        model_files.require_pairs(f"task {self.name} (a question and its context)")
         self.model_files = model_files
         self.train_file = train_file
         self.predict_file = predict_file
