@@ -14,6 +14,7 @@ Prints the predicted label and the text (a pair: both, tab-separated), then
 the probability of each label (the score, for a regression model).
 """
 
+import json
 import os
 
 import tensorflow as tf
@@ -22,10 +23,11 @@ from absl import flags
 
 from bert_tf import serving
 from bert_tf.checkpoints import (CHECKPOINT_BASENAME, READ_ERRORS, CheckpointError,
-                                 checkpoint_folder)
+                                 checkpoint_folder, config_beside)
 from bert_tf.checkpoints.huggingface import (SAFETENSORS_NAME, SHARD_INDEX_NAME,
                                              safetensors_files)
 from bert_tf.checkpoints.labels import LABELS_FILE
+from bert_tf.config import BertConfig, ConfigError, require_segment_pairs
 from bert_tf.errors import UsageError
 from bert_tf.script_output import print_output
 from bert_tf.scripts import cli
@@ -123,6 +125,14 @@ def classify(served, texts, texts_b=None):
     return {name: value.numpy() for name, value in outputs.items()}
 
 
+def _check_pairs_fit(config, source):
+    """Refuses `--text_b` for a model with one token type (`config.require_segment_pairs`)."""
+    try:
+        require_segment_pairs(config, source, "--text_b")
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+
+
 def run():
     """Prints the predicted label and every label's probability for each text."""
     if FLAGS.text_b and len(FLAGS.text_b) != len(FLAGS.text):
@@ -138,6 +148,8 @@ def run():
     if FLAGS.model_dir:
         if FLAGS.export_dir:  # where the export goes: refused as the runners refuse it
             cli.check_export_dir_flag(FLAGS.export_dir)
+        if FLAGS.text_b:  # before the export is made
+            _check_pairs_fit(config_beside(FLAGS.model_dir), f"--model_dir={FLAGS.model_dir}")
         chosen = settings(FLAGS, FLAGS.model_dir, ("max_seq_length", "do_lower_case"),
                           kind="classifier")
         served = load_classifier(FLAGS.model_dir, FLAGS.export_dir, chosen["max_seq_length"],
@@ -146,6 +158,9 @@ def run():
         cli.refuse_unused_flags(("max_seq_length", "do_lower_case"), "with --model_dir "
                                 "(an export holds its own)")
         served = load_classifier(export_dir=FLAGS.export_dir)
+        if FLAGS.text_b:
+            _check_pairs_fit(BertConfig.from_dict(json.loads(_made_with(served)["bert_config"])),
+                             f"--export_dir={FLAGS.export_dir}")
     labels = [label.decode() for label in _made_with(served)["labels"]]
     outputs = classify(served, FLAGS.text, FLAGS.text_b)
     for index, text in enumerate(FLAGS.text):

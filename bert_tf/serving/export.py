@@ -107,6 +107,7 @@ def export(kind, model_or_folder, export_dir, *, vocab_file=None, labels=None,
         source = sources.read_source(
             model_or_folder, needs_labels=kind in _LABELED and labels is None,
             vocab_file=vocab_file)
+        serving_class.check_config(source.config, os.fspath(model_or_folder))  # before loading
         model, vocab_file = model_from_source(source), source.vocab_file
         labels = labels if labels is not None else source.labels
     else:

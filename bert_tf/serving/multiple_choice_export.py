@@ -66,6 +66,7 @@ class MultipleChoiceServing(TextServingModule):
     """
 
     kind = "multiple_choice"
+    always_pairs = "a context and each ending"
 
     def __init__(self, model, vocabulary, asset_dir, max_seq_length=128, do_lower_case=True,
                  jit_compile=False):

@@ -67,6 +67,7 @@ class SpanQAServing(TextServingModule):
     """
 
     kind = "span_qa"
+    always_pairs = "a question and its context"
 
     def __init__(self, span_model, vocabulary, asset_dir, max_seq_length=384,
                  do_lower_case=True, jit_compile=False, **span_options):

@@ -16,8 +16,11 @@ answers for a batch of packed inputs; this base gives it three signatures:
 A kind with other inputs (span QA: question and context; multiple choice:
 a context and its endings) or without pairs (NER) replaces the first two
 (`answer_signatures`), and span QA and NER their tokenization too
-(`text_preprocessor`). Every signature checks the shapes of its inputs
-when called (`signature`).
+(`text_preprocessor`). A model with one token type (`type_vocab_size: 1`)
+has no embedding for a pair's second text (segment id 1): its export has no
+`pairs` signature, and the kinds that always pair two texts refuse it
+(`check_config`, `config.require_segment_pairs`). Every signature checks
+the shapes of its inputs when called (`signature`).
 
 The vocabulary is kept as a SavedModel asset (`assets/vocab.txt`), tracked
 as `vocab_file`. Of the model, the export keeps its variables and one traced
@@ -41,8 +44,10 @@ each shape is seen, and TF Serving runs such a model only with
 import os
 
 import tensorflow as tf
+from absl import logging
 
 from bert_tf.atomic_files import cannot_write
+from bert_tf.config import require_segment_pairs
 from bert_tf.serving.model_inference import ModelInference
 from bert_tf.tokenization import BertPreprocessor, vocabulary_list
 from bert_tf.tokenization.packer import pack_segments
@@ -87,6 +92,9 @@ class TextServingModule(tf.Module):
     """
 
     kind = None
+    # What a kind that answers pairs only pairs (span QA: "a question and its context"),
+    # named where a model with one token type is refused; None: it answers single texts.
+    always_pairs = None
     # tf.Module walks its attributes each time `variables` (and the like) is
     # read, which saving does a dozen times: not the vocabulary's tokens
     # (kept as a tuple, which tf.Module does not wrap token by token either).
@@ -95,6 +103,7 @@ class TextServingModule(tf.Module):
     def __init__(self, config, vocabulary, asset_dir, max_seq_length=128,
                  do_lower_case=True, keep_special_tokens=False, jit_compile=False):
         super().__init__(name=f"bert_{self.kind}")
+        self.check_config(config)
         if max_seq_length > config.max_position_embeddings:
             raise ValueError(f"max_seq_length={max_seq_length} exceeds the model's "
                              f"max_position_embeddings {config.max_position_embeddings}")
@@ -120,6 +129,16 @@ class TextServingModule(tf.Module):
         if missing:
             raise ValueError(f"the vocabulary has no {' or '.join(missing)} token")
         self.cls_id, self.sep_id = self.tokens.index("[CLS]"), self.tokens.index("[SEP]")
+
+    @classmethod
+    def check_config(cls, config, source="the model's config"):
+        """Refuses a model with one token type for a kind that always pairs two texts.
+
+        Raises:
+            ConfigError: naming `source` (`config.require_segment_pairs`).
+        """
+        if cls.always_pairs:
+            require_segment_pairs(config, source, f"a {cls.kind} export ({cls.always_pairs})")
 
     def text_preprocessor(self, keep_special_tokens):
         """What turns strings into model inputs in the graph (a `BertPreprocessor`)."""
@@ -187,6 +206,7 @@ class TextServingModule(tf.Module):
 
     def serve_pairs(self, text_a, text_b):
         """The answers for text pairs (`[CLS] A [SEP] B [SEP]`)."""
+        require_segment_pairs(self.config, "the model's config", "text_a and text_b")
         tf.debugging.assert_equal(tf.size(text_a), tf.size(text_b),
                                   message="text_a and text_b must have the same length")
         return self.answer(self.packed((text_a, text_b)))
@@ -194,12 +214,19 @@ class TextServingModule(tf.Module):
     def answer_signatures(self):
         """{name: concrete function} of the signatures that answer text.
 
-        By default `serving_default` (single texts) and `pairs`.
+        By default `serving_default` (single texts) and `pairs`, which a
+        model with one token type (`type_vocab_size: 1`) does not get: it
+        has no embedding for the second text's segment id 1.
         """
-        return {
-            "serving_default": signature(self.serve_texts, string_spec("text")),
-            "pairs": signature(self.serve_pairs, string_spec("text_a"), string_spec("text_b")),
-        }
+        signatures = {"serving_default": signature(self.serve_texts, string_spec("text"))}
+        if self.config.type_vocab_size > 1:
+            signatures["pairs"] = signature(self.serve_pairs, string_spec("text_a"),
+                                            string_spec("text_b"))
+        else:
+            logging.warning("the %s export has no `pairs` signature: its model has "
+                            "type_vocab_size=%d, no token-type embedding for a pair's second "
+                            "text (segment id 1)", self.kind, self.config.type_vocab_size)
+        return signatures
 
     def signatures(self):
         """The concrete functions to save: the `answer_signatures` and `metadata`.
