@@ -65,7 +65,7 @@ class ClassificationTask(LogitsPerExampleTask):
         if split != "test" and any(e.label is None for e in examples):
             raise ValueError(f"task {self.name}: the {split} split has examples without a "
                              "label (no label column?); training and evaluation need labels")
-        if examples[0].text_b is not None:  # a reader's examples are all pairs or none
+        if examples and examples[0].text_b is not None:  # a reader's examples: all pairs or none
             self.model_files.require_pairs(self._split_data(split), error=ValueError)
         return examples
 
