@@ -18,6 +18,7 @@ whose fingerprint differs is rebuilt. Training epochs then read features
 and never run the encoder.
 """
 
+import errno
 import hashlib
 import json
 import os
@@ -193,15 +194,22 @@ def _disk_backed_rows(path, temp, shape):
 
     A memory map's pages find a full disk only when written, and the kernel
     then kills the process (SIGBUS, no message, no clean-up); taking the
-    space first fails at once, naming `path`.
+    space first fails at once, naming `path`. Where the platform has no
+    `posix_fallocate` (macOS, Windows) or the file system does not support
+    it, the space is not taken ahead.
 
     Raises:
         OSError: "cannot write PATH: reason".
     """
     try:
         rows = np.lib.format.open_memmap(temp, mode="w+", dtype=np.float32, shape=shape)
-        with open(temp, "r+b") as f:
-            os.posix_fallocate(f.fileno(), 0, os.fstat(f.fileno()).st_size)
+        if hasattr(os, "posix_fallocate"):
+            with open(temp, "r+b") as f:
+                try:
+                    os.posix_fallocate(f.fileno(), 0, os.fstat(f.fileno()).st_size)
+                except OSError as error:
+                    if error.errno != errno.EOPNOTSUPP:
+                        raise
     except OSError as error:
         raise cannot_write(path, error) from None
     return rows
