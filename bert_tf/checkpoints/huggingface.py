@@ -15,12 +15,10 @@ import json
 import os
 import re
 
-from absl import logging
 from safetensors import SafetensorError, safe_open
 
 from bert_tf.checkpoints.load_rules import (CheckpointError, LoadReport, assign_weights,
-                                            check_compatible, check_float_weights,
-                                            warn_new_pooler, warn_unused_layers)
+                                            check_compatible, check_float_weights)
 from bert_tf.checkpoints.name_map import tf1_variable_map
 
 SAFETENSORS_NAME = "model.safetensors"
@@ -184,11 +182,5 @@ def _load(refs, tensors, filename):
         restored=restored,
         not_in_checkpoint=sorted(set(refs) - set(to_file)),
         unused=sorted(keys - set(to_file.values()) - {prefix + b for b in _BUFFERS}))
-    logging.info("%s: restored %d tensors", filename, len(restored))
-    for name in report.not_in_checkpoint:
-        logging.info("not in checkpoint, newly initialised: %s", name)
-    for name in report.unused:
-        logging.info("unused checkpoint tensor: %s", name)
-    warn_unused_layers(report.unused, report.restored, filename)
-    warn_new_pooler(report.not_in_checkpoint, report.restored, filename)
+    report.log(filename, "tensor")
     return report

@@ -7,7 +7,7 @@ are missing, the pooler excepted, in one line (`check_compatible`); refuses
 weights that are not floating point (`check_float_weights`); assigns
 (`assign_weights`); warns of encoder layers the model has no place for
 (`warn_unused_layers`) and of a pooler the file lacks (`warn_new_pooler`);
-and reports what it did (`LoadReport`).
+and reports what it did (`LoadReport`, which logs it).
 """
 
 import dataclasses
@@ -38,6 +38,21 @@ class LoadReport:
     restored: list
     not_in_checkpoint: list
     unused: list
+
+    def log(self, source, kind):
+        """Logs what the load of `source` did, and warns of what a user should know.
+
+        Args:
+            source: the file or prefix loaded, named in every line.
+            kind: what the file holds, "tensor" (safetensors) or "variable" (TF1).
+        """
+        logging.info("%s: restored %d %ss", source, len(self.restored), kind)
+        for name in self.not_in_checkpoint:
+            logging.info("not in checkpoint, newly initialised: %s", name)
+        for name in self.unused:
+            logging.info("unused checkpoint %s: %s", kind, name)
+        warn_unused_layers(self.unused, self.restored, source)
+        warn_new_pooler(self.not_in_checkpoint, self.restored, source)
 
 
 def warn_unused_layers(unused, restored, source):

@@ -12,12 +12,10 @@ import os
 import re
 
 import tensorflow as tf
-from absl import logging
 
 from bert_tf.atomic_files import cannot_write, copy_file, temporary_name
 from bert_tf.checkpoints.load_rules import (CheckpointError, LoadReport, assign_weights,
-                                            check_compatible, check_float_weights,
-                                            warn_new_pooler, warn_unused_layers)
+                                            check_compatible, check_float_weights)
 from bert_tf.checkpoints.name_map import tf1_variable_map
 
 CHECKPOINT_BASENAME = "bert_model.ckpt"
@@ -149,13 +147,7 @@ def load_tf1_checkpoint(model, path):
         restored=restored,
         not_in_checkpoint=sorted(set(refs) - set(shapes)),
         unused=sorted(n for n in set(shapes) - set(refs) if not _is_training_state(n)))
-    logging.info("%s: restored %d variables", prefix, len(report.restored))
-    for name in report.not_in_checkpoint:
-        logging.info("not in checkpoint, newly initialised: %s", name)
-    for name in report.unused:
-        logging.info("unused checkpoint variable: %s", name)
-    warn_unused_layers(report.unused, report.restored, prefix)
-    warn_new_pooler(report.not_in_checkpoint, report.restored, prefix)
+    report.log(prefix, "variable")
     return report
 
 
