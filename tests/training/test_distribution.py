@@ -113,52 +113,37 @@ def _free_ports(count):
     return ports
 
 
-def test_two_worker_processes_train_and_write_one_checkpoint(tmp_path):
-    output_dir = tmp_path / "out"
+def _two_workers(tmp_path, output_dir, *flags, per_worker=((), ())):
+    """Starts two pretraining workers on localhost; returns their processes and log paths."""
     workers = [f"localhost:{port}" for port in _free_ports(2)]
-    command = pretraining_command(
-        str(tmp_path), str(output_dir), "--distribution_strategy=multi_worker_mirrored",
-        "--do_train", "--train_batch_size=8", "--num_train_steps=2", "--num_warmup_steps=1",
-        "--save_checkpoints_steps=2", "--iterations_per_loop=2")
+    logs = [tmp_path / f"worker{index}.log" for index in range(2)]
     processes = [
-        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        subprocess.Popen(pretraining_command(str(tmp_path), str(output_dir), *flags,
+                                             *per_worker[index]),
+                         stdout=subprocess.DEVNULL, stderr=open(log, "w"),
                          env=environment(TF_CONFIG=json.dumps(
                              {"cluster": {"worker": workers},
                               "task": {"type": "worker", "index": index}})))
-        for index in range(2)]
+        for index, log in enumerate(logs)]
+    return processes, logs
+
+
+def _wait_all(processes, seconds):
     try:
-        outputs = [p.communicate(timeout=400) for p in processes]
+        for process in processes:
+            process.wait(timeout=seconds)
     finally:
-        for p in processes:
-            p.kill()
-    for p, (_, stderr) in zip(processes, outputs):
-        assert p.returncode == 0, stderr[-3000:]
-    names = sorted(os.listdir(output_dir))
-    assert [n for n in names if n.startswith("ckpt-")] == [
-        "ckpt-2.data-00000-of-00001", "ckpt-2.index"]
-    assert "bert_model.ckpt.index" in names and "train" in names
-    assert not [n for n in names if n.startswith(".worker")]  # the other worker's scratch
-    # Both workers took part in every step: each logged the same final loss.
-    losses = [[l for l in stderr.splitlines() if "step 2/2" in l] for _, stderr in outputs]
-    assert len(losses[0]) == len(losses[1]) == 1
-    assert losses[0][0].split("loss=")[1].split()[0] == losses[1][0].split("loss=")[1].split()[0]
+        for process in processes:
+            process.kill()
 
 
 def test_a_signal_to_one_worker_stops_every_worker_at_the_same_step(tmp_path):
     """A scheduler may stop one worker first: the others must not wait for it in a collective."""
     output_dir = tmp_path / "out"
-    workers = [f"localhost:{port}" for port in _free_ports(2)]
-    command = pretraining_command(
-        str(tmp_path), str(output_dir), "--distribution_strategy=multi_worker_mirrored",
-        "--do_train", "--train_batch_size=8", "--num_train_steps=100000",
-        "--num_warmup_steps=1", "--save_checkpoints_steps=100000", "--iterations_per_loop=1000")
-    logs = [tmp_path / f"worker{index}.log" for index in range(2)]
-    processes = [
-        subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=open(log, "w"),
-                         env=environment(TF_CONFIG=json.dumps(
-                             {"cluster": {"worker": workers},
-                              "task": {"type": "worker", "index": index}})))
-        for index, log in enumerate(logs)]
+    processes, logs = _two_workers(
+        tmp_path, output_dir, "--distribution_strategy=multi_worker_mirrored", "--do_train",
+        "--train_batch_size=8", "--num_train_steps=100000", "--num_warmup_steps=1",
+        "--save_checkpoints_steps=100000", "--iterations_per_loop=1000")
     try:
         wait_for_line(logs[1], r"step 2/100000", processes[1])
         processes[1].send_signal(signal.SIGTERM)
@@ -195,13 +180,13 @@ def test_a_bad_tf_config_says_what_is_wrong_in_it(tf_config, message):
         check_tf_config(tf_config)
 
 
-
 def test_a_tf_config_index_given_as_text_is_read_as_tensorflow_reads_it():
     """TensorFlow's resolver takes int(index): "1" worked before the check refused it."""
     text = '{"cluster": {"worker": ["a:1", "b:2"]}, "task": {"type": "worker", "index": "1"}}'
     assert check_tf_config(text) == ({"worker": ["a:1", "b:2"]}, "worker", 1)
     with pytest.raises(DistributionError, match="task index 'one' is not among"):
         check_tf_config(text.replace('"1"', '"one"'))
+
 
 def test_a_worker_waiting_for_absent_workers_says_so_and_gives_up():
     """TensorFlow waits for ever, silently, for a worker that never starts (worker 0)."""
@@ -221,7 +206,6 @@ def test_a_worker_waiting_for_absent_workers_says_so_and_gives_up():
                          "or give --worker_wait_seconds more time")
 
 
-
 def test_a_wait_shorter_than_the_report_period_ends_on_time():
     """--worker_wait_seconds=10 waited 30 s: the watcher looked at the time only when it
     reported (every 30 s)."""
@@ -235,30 +219,6 @@ def test_a_wait_shorter_than_the_report_period_ends_on_time():
     assert result.returncode == -signal.SIGKILL
     assert time.time() - start < 15
     assert "did not join within 1.0 s" in result.stderr
-
-def _two_workers(tmp_path, output_dir, *flags, per_worker=((), ())):
-    """Starts two pretraining workers on localhost; returns their processes and log paths."""
-    workers = [f"localhost:{port}" for port in _free_ports(2)]
-    logs = [tmp_path / f"worker{index}.log" for index in range(2)]
-    processes = [
-        subprocess.Popen(pretraining_command(str(tmp_path), str(output_dir), *flags,
-                                             *per_worker[index]),
-                         stdout=subprocess.DEVNULL, stderr=open(log, "w"),
-                         env=environment(TF_CONFIG=json.dumps(
-                             {"cluster": {"worker": workers},
-                              "task": {"type": "worker", "index": index}})))
-        for index, log in enumerate(logs)]
-    return processes, logs
-
-
-def _wait_all(processes, seconds):
-    try:
-        for process in processes:
-            process.wait(timeout=seconds)
-    finally:
-        for process in processes:
-            process.kill()
-
 
 def test_workers_started_with_other_flags_stop_naming_them(tmp_path):
     """Another learning rate on one worker trained on silently, the weights drifting apart."""
@@ -294,25 +254,41 @@ def test_a_killed_worker_ends_the_others_with_one_line(tmp_path):
                          "checkpoint")
 
 
-def test_two_workers_evaluate_the_batches_one_process_does(tmp_path):
-    """Evaluation files of other lengths: each worker read its own file and dropped its own
-    remainder, and one was left without a batch (an empty one failed the model)."""
+def test_two_workers_train_write_one_checkpoint_and_evaluate_as_one_process(tmp_path):
+    """Both workers take part in every step and write one set of files.
+
+    Their evaluation files have other lengths: each worker read its own file
+    and dropped its own remainder, and one was left without a batch (an empty
+    one failed the model). The evaluation must be that of one process.
+    """
     records = [r.numpy() for r in tf.data.TFRecordDataset(golden_records()).take(19)]
     for name, part in (("a.tfrecord", records[:13]), ("b.tfrecord", records[13:])):
         with tf.io.TFRecordWriter(str(tmp_path / name)) as writer:
             for record in part:
                 writer.write(record)
     output_dir = tmp_path / "out"
+    steps = ("--num_train_steps=2", "--num_warmup_steps=1")
     evaluation = (f"--eval_input_file={tmp_path / 'a.tfrecord'},{tmp_path / 'b.tfrecord'}",
                   "--eval_batch_size=4", "--do_eval")
     processes, logs = _two_workers(
         tmp_path, output_dir, "--distribution_strategy=multi_worker_mirrored", "--do_train",
-        "--train_batch_size=8", "--num_train_steps=1", "--num_warmup_steps=1", *evaluation)
+        "--train_batch_size=8", "--save_checkpoints_steps=2", "--iterations_per_loop=2",
+        *steps, *evaluation)
     _wait_all(processes, 400)
-    assert [p.returncode for p in processes] == [0, 0], logs[1].read_text()[-3000:]
+    texts = [log.read_text() for log in logs]
+    assert [p.returncode for p in processes] == [0, 0], texts[0][-2000:] + texts[1][-2000:]
+    names = sorted(os.listdir(output_dir))
+    assert [n for n in names if n.startswith("ckpt-")] == [
+        "ckpt-2.data-00000-of-00001", "ckpt-2.index"]
+    assert "bert_model.ckpt.index" in names and "train" in names
+    assert not [n for n in names if n.startswith(".worker")]  # the other worker's scratch
+    # Both workers took part in every step: each logged the same final loss.
+    losses = [re.findall(r"step 2/2 loss=(\S+)", text) for text in texts]
+    assert len(losses[0]) == 1 and losses[0] == losses[1]
+
     two_workers = (output_dir / "eval_results.txt").read_text()
-    one = subprocess.run(pretraining_command(str(tmp_path), str(output_dir), "--num_train_steps=1",
-                                             "--num_warmup_steps=1", *evaluation),
+    one = subprocess.run(pretraining_command(str(tmp_path), str(output_dir), *steps,
+                                             *evaluation),
                          capture_output=True, text=True, timeout=300, env=environment())
     assert one.returncode == 0, one.stderr[-3000:]
     results = [dict(line.split(" = ") for line in text.splitlines())
@@ -321,4 +297,4 @@ def test_two_workers_evaluate_the_batches_one_process_does(tmp_path):
     for key in results[0]:
         assert float(results[0][key]) == pytest.approx(float(results[1][key]), rel=1e-5), key
     # 19 records in global batches of 4: 4 batches, as on one device.
-    assert "over 4 batches" in logs[0].read_text()
+    assert "over 4 batches" in texts[0]
