@@ -8,7 +8,8 @@ round-robin into shards of about `shard_bytes` characters of sentence text
 tokenizer and hands it to one of `num_workers` worker processes, which run
 the original's algorithm on it (`RecordMaker.records`: shuffle, `dupe_factor`
 passes, shuffle) with their own generator, seeded from (random_seed, file
-name, shard number). The workers need no TensorFlow, so they start at once.
+name, shard number). The workers need no TensorFlow, so they start at once
+(`worker_pool`).
 
 - The output depends on the input, flags and shard size, never on the number
   of workers or on timing: shards are written in input order, each shard's
@@ -26,20 +27,18 @@ Per instance, the distribution is the original's: the same code makes it.
 """
 
 import collections
-import concurrent.futures
-import multiprocessing
 import os
-import threading
 import time
 from typing import Iterator, List, NamedTuple, Sequence
 
 from absl import logging
 
 from bert_tf.data.documents import TextDocument, read_documents, tokenize_documents
-from bert_tf.data.instance_records import RunSummary, start_worker, worker_records
+from bert_tf.data.instance_records import RunSummary, worker_records
 from bert_tf.data.pretraining_options import PretrainingDataOptions
 from bert_tf.data.record_run import start_run
 from bert_tf.data.tfrecord_writer import RoundRobinRecordWriter
+from bert_tf.data.worker_pool import worker_pool
 
 # Shard size, counted in characters of the stripped sentences (line breaks
 # and blank lines not counted): about 1 MB of English text on disk.
@@ -105,28 +104,6 @@ def ordered_map(executor, fn, items: Iterator, window: int) -> Iterator:
         yield pending.popleft().result()
 
 
-# How often a worker looks whether the process that started it is still there.
-PARENT_CHECK_SECONDS = 1.0
-
-
-def _exit_with_parent(parent_pid: int) -> None:
-    """Ends this worker once `parent_pid` is gone.
-
-    A parent killed by SIGTERM or SIGKILL runs no clean-up, and its spawned
-    workers (some 80 MB each) would sleep on, orphaned, until the machine
-    restarts.
-    """
-    while os.getppid() == parent_pid:
-        time.sleep(PARENT_CHECK_SECONDS)
-    os._exit(1)
-
-
-def _start_watched_worker(parent_pid: int, vocab, options: PretrainingDataOptions) -> None:
-    """Process-pool initializer: `start_worker`, and an end with the parent process."""
-    threading.Thread(target=_exit_with_parent, args=(parent_pid,), daemon=True).start()
-    start_worker(vocab, options)
-
-
 def create_sharded(input_files: Sequence[str], output_files: Sequence[str], vocab_file: str,
                    options: PretrainingDataOptions, num_workers: int = 2,
                    shard_bytes: int = DEFAULT_SHARD_BYTES) -> RunSummary:
@@ -156,10 +133,7 @@ def create_sharded(input_files: Sequence[str], output_files: Sequence[str], voca
              for shard in iter_shards(input_files, shard_bytes))
     summary = RunSummary()
     with RoundRobinRecordWriter(output_files) as writer, \
-            concurrent.futures.ProcessPoolExecutor(
-                num_workers, mp_context=multiprocessing.get_context("spawn"),
-                initializer=_start_watched_worker,
-                initargs=(os.getpid(), run.vocab, options)) as executor:
+            worker_pool(num_workers, run.vocab, options) as executor:
         for number, (records, shard) in enumerate(
                 ordered_map(executor, worker_records, tasks, 2 * num_workers)):
             writer.write_all(records)

@@ -18,6 +18,7 @@ from bert_tf.data.line_tokenizer import LineTokenizer
 from bert_tf.data.pretraining_data import create_exact
 from bert_tf.data.pretraining_options import PretrainingDataOptions
 from bert_tf.data.sharded_pretraining_data import create_sharded, iter_shards, ordered_map
+from bert_tf.data.worker_pool import worker_pool
 from bert_tf.tokenization.vocab import load_vocab
 from tests_shared import shared_path
 
@@ -60,21 +61,15 @@ def corpus(tmp_path_factory):
     return [str(path)]
 
 
-@pytest.fixture(scope="module")
-def fast_run(corpus, uncased_vocab_file, tmp_path_factory):
-    """Fast mode on the real corpus with 2 workers, written to 3 files."""
-    folder = tmp_path_factory.mktemp("fast")
-    outputs = [str(folder / f"out{i}.tfrecord") for i in range(3)]
-    summary = create_sharded(corpus, outputs, uncased_vocab_file, OPTIONS, num_workers=2,
-                             shard_bytes=SHARD_BYTES)
-    return summary, outputs
-
-
-def test_output_is_the_shards_in_order_whatever_the_workers(fast_run, corpus,
-                                                            uncased_vocab_file):
-    summary, outputs = fast_run
-    shards = _in_process_records(corpus, uncased_vocab_file, SHARD_BYTES)
-    assert len(shards) == 5
+def test_output_is_the_shards_in_order_whatever_the_workers(tmp_path, uncased_vocab_file):
+    """2 workers, 2 files in 6 shards, 3 outputs: each shard's records, dealt round-robin."""
+    paths = _split_corpus(tmp_path, 2)
+    shard_bytes = 60_000
+    shards = _in_process_records(paths, uncased_vocab_file, shard_bytes)
+    assert len(shards) == 6
+    outputs = [str(tmp_path / f"out{i}.tfrecord") for i in range(3)]
+    summary = create_sharded(paths, outputs, uncased_vocab_file, OPTIONS, num_workers=2,
+                             shard_bytes=shard_bytes)
     expected = [record for shard in shards for record in shard]
     written = [[r.numpy() for r in tf.data.TFRecordDataset(p)] for p in outputs]
     assert summary.num_instances == len(expected)
@@ -111,6 +106,14 @@ def test_a_file_gives_the_same_records_alone_or_in_a_list(tmp_path, uncased_voca
     assert _in_process_records(paths[1:], uncased_vocab_file, 150_000, seed=1) != alone
 
 
+def test_workers_start_without_tensorflow(uncased_vocab_file):
+    """Each worker imported TensorFlow (3 s here), most of the run on a small corpus."""
+    with worker_pool(1, load_vocab(uncased_vocab_file), OPTIONS) as pool:
+        imported = pool.submit(eval, "sorted({'tensorflow', 'numpy'} & "
+                                     "set(__import__('sys').modules))").result()
+    assert imported == []
+
+
 def test_ordered_map_reads_ahead_at_most_the_window():
     pulled = []
     lock = threading.Lock()
@@ -145,13 +148,19 @@ def _statistics(paths, vocab):
             "predictions_per_token": rows.size / lengths.sum()}
 
 
-def test_same_distribution_as_exact_mode(fast_run, corpus, uncased_vocab_file, tmp_path):
-    # Tolerances: 2.5 standard deviations of the difference between two
-    # exact-mode runs with different seeds (measured over 12 seeds).
+def test_same_distribution_as_exact_mode(corpus, uncased_vocab_file, tmp_path):
+    """Fast mode with 2 workers on the real corpus, in shards of 1 MB, written to 3 files.
+
+    Tolerances: 2.5 standard deviations of the difference between two
+    exact-mode runs with different seeds (measured over 12 seeds).
+    """
     vocab = load_vocab(uncased_vocab_file)
     exact = str(tmp_path / "exact.tfrecord")
     create_exact(corpus, [exact], uncased_vocab_file, OPTIONS)
-    fast = _statistics(fast_run[1], vocab)
+    outputs = [str(tmp_path / f"fast{i}.tfrecord") for i in range(3)]
+    create_sharded(corpus, outputs, uncased_vocab_file, OPTIONS, num_workers=2,
+                   shard_bytes=SHARD_BYTES)
+    fast = _statistics(outputs, vocab)
     original = _statistics([exact], vocab)
     assert abs(fast["instances"] / original["instances"] - 1) < 0.022
     assert abs(fast["random_next"] - original["random_next"]) < 0.014
