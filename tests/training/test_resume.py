@@ -172,28 +172,42 @@ def test_a_repaired_state_file_keeps_every_older_checkpoint_to_delete(earlier_ru
         "ckpt-4.index", "ckpt-6.index"]
 
 
+@pytest.fixture(scope="module")
+def stopped_at_step_2(tmp_path_factory):
+    """6 steps in one run, and the first 2 from the same start in a run that stopped there.
+
+    Returns the config (no dropout), the whole run's final weights and the
+    stopped run's folder (to be copied: each resume writes into its folder).
+    """
+    config = dataclasses.replace(CONFIG, hidden_dropout_prob=0.0,
+                                 attention_probs_dropout_prob=0.0)
+    root = tmp_path_factory.mktemp("data_position")
+    uninterrupted = make_trainer(root / "whole", config=config, steps_per_execution=2)
+    start = uninterrupted.model.get_weights()
+    uninterrupted.train(dataset_fn(), num_steps=6, resume_data_position=True)
+    interrupted = make_trainer(root / "stopped", config=config, steps_per_execution=2)
+    interrupted.model.set_weights(start)
+    interrupted.train(dataset_fn(), num_steps=2, resume_data_position=True)
+    return config, [w.numpy() for w in uninterrupted.model.weights], root / "stopped"
+
+
 @pytest.mark.parametrize("resume_data_position, accumulation", [(True, 1), (False, 1), (True, 2)])
-def test_a_resumed_run_trains_on_what_the_uninterrupted_run_did(tmp_path, resume_data_position,
+def test_a_resumed_run_trains_on_what_the_uninterrupted_run_did(stopped_at_step_2, tmp_path,
+                                                                resume_data_position,
                                                                 accumulation):
     """With a seeded shuffle each run sees the same batches: without skipping those of the
     steps done, a resumed run trained on the first batches again and never on the rest.
     A run moved to a device with less memory may resume with more micro-batches per step
     (`accumulation`): each step still sums the gradient of the same examples."""
-    config = dataclasses.replace(CONFIG, hidden_dropout_prob=0.0,
-                                 attention_probs_dropout_prob=0.0)
-    uninterrupted = make_trainer(tmp_path / "whole", config=config, steps_per_execution=2)
-    start = uninterrupted.model.get_weights()
-    uninterrupted.train(dataset_fn(), num_steps=6, resume_data_position=True)
-    interrupted = make_trainer(tmp_path / "resumed", config=config, steps_per_execution=2)
-    interrupted.model.set_weights(start)
-    interrupted.train(dataset_fn(), num_steps=2, resume_data_position=True)
+    config, uninterrupted, stopped = stopped_at_step_2
+    shutil.copytree(stopped, tmp_path / "resumed")
     resumed = make_trainer(tmp_path / "resumed", config=config, steps_per_execution=2,
                            gradient_accumulation_steps=accumulation)
     assert resumed.checkpoints.restore_latest() == 2
     resumed.train(dataset_fn(batch=BATCH // accumulation), num_steps=6,
                   resume_data_position=resume_data_position)
-    difference = max(float(np.abs(a.numpy() - b.numpy()).max())
-                     for a, b in zip(uninterrupted.model.weights, resumed.model.weights))
+    difference = max(float(np.abs(a - b.numpy()).max())
+                     for a, b in zip(uninterrupted, resumed.model.weights))
     if resume_data_position:
         assert difference < 1e-6
     else:  # the test can tell: steps 3-6 on batches 1-4 give other weights
