@@ -92,10 +92,8 @@ def dynamic_pretraining_dataset(input_patterns, vocab_file, options, batch_size,
         vocabulary lacks a special token (`VocabError`, naming the file), or
         max_predictions_per_seq exceeds max_seq_length.
     """
+    options.check_for_dynamic_masking()
     seq_length = options.max_seq_length
-    if options.max_predictions_per_seq > seq_length:
-        raise ValueError(f"max_predictions_per_seq={options.max_predictions_per_seq} must be "
-                         f"at most max_seq_length={seq_length}")
     files = expand_input_patterns(input_patterns)
     for path in files:
         check_text_file(path)

@@ -61,6 +61,25 @@ class PretrainingDataOptions:
             if not ok:
                 raise ValueError(f"{name} must be {rule}, got {getattr(self, name)}")
 
+    def check_for_dynamic_masking(self) -> None:
+        """Raises ValueError if a sequence cannot hold `max_predictions_per_seq` targets.
+
+        Records from create_pretraining_data only pad their target lists (as
+        the original's do), but dynamic masking draws the targets among the
+        sequence's positions, which must be at least as many.
+
+        Example:
+          >>> PretrainingDataOptions(max_seq_length=16,
+          ...                        max_predictions_per_seq=20).check_for_dynamic_masking()
+          Traceback (most recent call last):
+          ...
+          ValueError: max_predictions_per_seq must be at most max_seq_length (16) with dynamic masking, got 20
+        """
+        if self.max_predictions_per_seq > self.max_seq_length:
+            raise ValueError(f"max_predictions_per_seq must be at most max_seq_length "
+                             f"({self.max_seq_length}) with dynamic masking, got "
+                             f"{self.max_predictions_per_seq}")
+
     @property
     def max_num_tokens(self) -> int:
         """Tokens of A and B together: max_seq_length less [CLS] and two [SEP]s."""

@@ -103,11 +103,13 @@ def _dynamic_masking(model_files):
         return None
     load_vocab(model_files.vocab_file, PRETRAINING_REQUIRED_TOKENS)
     try:
-        return PretrainingDataOptions(
+        options = PretrainingDataOptions(
             do_lower_case=FLAGS.do_lower_case, max_seq_length=FLAGS.max_seq_length,
             max_predictions_per_seq=FLAGS.max_predictions_per_seq,
             masked_lm_prob=FLAGS.masked_lm_prob, short_seq_prob=FLAGS.short_seq_prob,
             do_whole_word_mask=FLAGS.do_whole_word_mask)
+        options.check_for_dynamic_masking()
+        return options
     except ValueError as error:
         raise UsageError(f"--{error}") from None
 

@@ -141,7 +141,7 @@ def with_input_file(flags, input_file):
     return flags[:index] + [f"--input_file={input_file}"] + flags[index + 1:]
 
 
-def test_bad_flags_are_named(tmp_path):
+def test_bad_flags_are_named(tmp_path, uncased_vocab_file):
     missing = with_input_file(pretraining_flags(str(tmp_path), str(tmp_path / "a"),
                                                 "--do_train"),
                               "/nonexistent/*.tfrecord")
@@ -175,6 +175,11 @@ def test_bad_flags_are_named(tmp_path):
                                             "one_device)"),
                            ("--use_tpu --distribution_strategy=mirrored",
                             "--use_tpu contradicts --distribution_strategy=mirrored"),
+                           # dynamic masking draws the targets among the sequence's tokens
+                           (f"--dynamic_masking --vocab_file={uncased_vocab_file} "
+                            "--max_seq_length=16 --max_predictions_per_seq=20",
+                            "--max_predictions_per_seq must be at most max_seq_length (16) "
+                            "with dynamic masking, got 20"),
                            # what the export at the end would lack
                            (f"--export_dir={tmp_path / 'served'}",
                             "--export_dir: a masked-LM SavedModel needs --vocab_file")):
