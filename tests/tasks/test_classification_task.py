@@ -1,7 +1,14 @@
-"""The classification family run in-process through the one runner flow, on real GLUE rows."""
+"""The classification family run in-process through the one runner flow, on real GLUE rows.
+
+A one-layer tiny model keeps each run short; the tests that need a trained
+folder copy the one the `mrpc` fixture trains once, and the CoLA run that
+writes every output (eval, predictions, SavedModel) is shared by the tests
+that read them.
+"""
 
 import dataclasses
 import os
+import shutil
 
 import numpy as np
 import pytest
@@ -16,34 +23,64 @@ from tasks.task_runs import glue_subset, quick_options, read_results, tiny_model
 from tests_shared import shared_path
 
 
+def _model_files(**overrides):
+    """The tiny model of `task_runs`, one layer deep: these runs do not depend on depth."""
+    return tiny_model_files(num_hidden_layers=1, **overrides)
+
+
 def _task(name, data, **kwargs):
     reader = tsv_task(str(data)) if name == "tsv" else get_task(name)
-    return ClassificationTask(reader, str(data), tiny_model_files(**kwargs), max_seq_length=32)
+    return ClassificationTask(reader, str(data), _model_files(**kwargs), max_seq_length=32)
 
 
-def test_cola_reports_the_original_keys_plus_mcc(tmp_path):
-    data = glue_subset(tmp_path, "CoLA", 16)
-    results = runner.run(_task("CoLA", data), quick_options(tmp_path / "out", do_train=True,
-                                                            do_eval=True, do_predict=True))
-    written = read_results(tmp_path / "out" / "eval_results.txt")
+@pytest.fixture(scope="module")
+def mrpc(tmp_path_factory):
+    """`(data, trained)`: 8 real MRPC rows (train.tsv, dev.tsv) and a folder trained on them
+    (one step, `quick_options`). Tests that write into the folder write into a copy
+    (`_copy_of`)."""
+    root = tmp_path_factory.mktemp("mrpc")
+    data = glue_subset(root, "MRPC", 8, files=("train.tsv", "dev.tsv"))
+    runner.run(_task("MRPC", data), quick_options(root / "trained", do_train=True))
+    return data, root / "trained"
+
+
+def _copy_of(folder, to):
+    """A copy of the run folder `folder` at `to` (a new path); returns `to`."""
+    shutil.copytree(folder, to)
+    return to
+
+
+@pytest.fixture(scope="module")
+def cola(tmp_path_factory):
+    """`(task, output_dir, export_dir, results)` of one CoLA run on 16 real rows that trains,
+    evaluates, predicts and exports a SavedModel."""
+    root = tmp_path_factory.mktemp("cola")
+    task = _task("CoLA", glue_subset(root, "CoLA", 16))
+    results = runner.run(task, quick_options(root / "out", do_train=True, do_eval=True,
+                                             do_predict=True, export_dir=str(root / "served")))
+    return task, root / "out", root / "served", results
+
+
+def test_cola_reports_the_original_keys_plus_mcc(cola):
+    _, out, _, results = cola
+    written = read_results(out / "eval_results.txt")
     assert set(written) == {"eval_accuracy", "eval_matthews_corrcoef", "eval_loss", "loss",
                             "global_step"}
     assert results["global_step"] == 2  # 16 examples / batch 8, one epoch
-    rows = (tmp_path / "out" / "test_results.tsv").read_text().splitlines()
+    rows = (out / "test_results.tsv").read_text().splitlines()
     assert len(rows) == 16
     assert all(abs(sum(map(float, row.split("\t"))) - 1.0) < 1e-6 for row in rows)
 
 
-def test_eval_results_are_those_of_the_exported_model(tmp_path):
+def test_eval_results_are_those_of_the_exported_model(tmp_path, mrpc):
     """Scoring a trained folder alone gives sklearn's scores of the exported model's logits."""
     from sklearn.metrics import accuracy_score, f1_score, log_loss
 
     from bert_tf.checkpoints import restore
     from bert_tf.modeling.classifier import build_classifier
-    data = glue_subset(tmp_path, "MRPC", 16)
+    data, trained = mrpc
     task = _task("MRPC", data)
-    runner.run(task, quick_options(tmp_path / "out", do_train=True))
-    results = runner.run(task, quick_options(tmp_path / "out", do_eval=True))
+    results = runner.run(task, quick_options(_copy_of(trained, tmp_path / "out"), do_eval=True))
     model = build_classifier(task.model_files.config, 2)
     restore(model, str(tmp_path / "out"))
     dev = task.read_split("dev")
@@ -54,7 +91,7 @@ def test_eval_results_are_those_of_the_exported_model(tmp_path):
     assert results["eval_accuracy"] == pytest.approx(accuracy_score(labels, logits.argmax(-1)))
     assert results["eval_f1"] == pytest.approx(f1_score(labels, logits.argmax(-1)))
     assert results["eval_loss"] == pytest.approx(log_loss(labels, probabilities), rel=1e-5)
-    assert results["global_step"] == 2
+    assert results["global_step"] == 1
 
 
 def test_sts_b_regression(tmp_path):
@@ -65,11 +102,11 @@ def test_sts_b_regression(tmp_path):
     assert "eval_accuracy" not in results
 
 
-def test_eval_only_into_a_new_folder_scores_init_checkpoint(tmp_path, caplog):
+def test_eval_only_into_a_new_folder_scores_init_checkpoint(tmp_path, caplog, mrpc):
     """The normal "score a fine-tuned model" workflow: the folder is created."""
-    data = glue_subset(tmp_path, "MRPC", 8, files=("train.tsv", "dev.tsv"))
+    data, trained = mrpc
     task = _task("MRPC", data)
-    runner.run(task, quick_options(tmp_path / "trained", do_train=True))
+    _copy_of(trained, tmp_path / "trained")
     output_dir = tmp_path / "does" / "not" / "exist"
     results = runner.run(task, quick_options(
         output_dir, do_eval=True, init_checkpoint=str(tmp_path / "trained" / "bert_model.ckpt")))
@@ -85,16 +122,16 @@ def test_eval_only_into_a_new_folder_scores_init_checkpoint(tmp_path, caplog):
 
 
 def test_warm_up_longer_than_training_is_refused_before_work_and_ignored_by_evaluation(
-        tmp_path):
-    data = glue_subset(tmp_path, "MRPC", 8, files=("train.tsv", "dev.tsv"))
+        tmp_path, mrpc):
+    data, trained = mrpc
     task = _task("MRPC", data)
     with pytest.raises(UsageError, match=r"--num_warmup_steps=5 is more than the run's 1 "
                                          "training steps"):
         runner.run(task, quick_options(tmp_path / "out", do_train=True, num_warmup_steps=5))
     assert not (tmp_path / "out" / "run.json").exists()
-    runner.run(task, quick_options(tmp_path / "out", do_train=True))
-    # The training command line with --do_train taken out still runs.
-    results = runner.run(task, quick_options(tmp_path / "out", do_eval=True, num_warmup_steps=5))
+    # The training command line with --do_train taken out still runs on a trained folder.
+    results = runner.run(task, quick_options(_copy_of(trained, tmp_path / "trained"),
+                                             do_eval=True, num_warmup_steps=5))
     assert results["global_step"] == 1
 
 
@@ -114,22 +151,22 @@ def test_nothing_to_score_is_an_error(tmp_path):
         runner.run(_task("MRPC", data), quick_options(tmp_path / "empty", do_eval=True))
 
 
-def test_rerun_with_other_hyper_parameters_is_refused(tmp_path, caplog):
-    data = glue_subset(tmp_path, "MRPC", 8, files=("train.tsv",))
+def test_rerun_with_other_hyper_parameters_is_refused(tmp_path, caplog, mrpc):
+    data, trained = mrpc
     task = _task("MRPC", data)
-    runner.run(task, quick_options(tmp_path / "out", do_train=True))
+    _copy_of(trained, tmp_path / "out")
     with pytest.raises(UsageError, match=r"learning_rate: 0.001 in the recorded run, 2e-05 now"):
         runner.run(task, quick_options(tmp_path / "out", do_train=True, learning_rate=2e-5))
     # The same options resume (nothing left to train) without complaint, and so do other
     # micro-batches per step (the steps train on the same examples).
     runner.run(task, quick_options(tmp_path / "out", do_train=True))
-    with caplog.at_level("INFO"):
+    # absl's own logger: TensorFlow's SavedModel writer leaves it at WARNING in the process.
+    with caplog.at_level("INFO", logger="absl"):
         runner.run(task, quick_options(tmp_path / "out", do_train=True,
                                        gradient_accumulation_steps=2))
     assert "--gradient_accumulation_steps=2, where the recorded run had 1" in caplog.text
     # Other training data (one row more) is another run.
-    (tmp_path / "more").mkdir()
-    more = _task("MRPC", glue_subset(tmp_path / "more", "MRPC", 9, files=("train.tsv",)))
+    more = _task("MRPC", glue_subset(tmp_path, "MRPC", 9, files=("train.tsv",)))
     with pytest.raises(UsageError, match=r"training_data_sha256: '[0-9a-f]{64}' in the recorded "
                                          r"run, '[0-9a-f]{64}' now"):
         runner.run(more, quick_options(tmp_path / "out", do_train=True))
@@ -139,16 +176,20 @@ def test_rerun_with_other_hyper_parameters_is_refused(tmp_path, caplog):
         runner.run(rte, quick_options(tmp_path / "out", do_train=True))
 
 
-def test_the_same_start_weights_named_from_another_folder_resume(tmp_path, monkeypatch):
-    data = glue_subset(tmp_path, "MRPC", 8, files=("train.tsv",))
+def test_the_same_start_weights_however_spelled_resume(tmp_path, monkeypatch, mrpc):
+    """One start checkpoint spelled four ways (a release folder, its prefix relative to the
+    working folder or absolute, its .index file) resumes the run it started; the same
+    relative spelling from another working folder names other weights and is refused."""
+    data, trained = mrpc
     task = _task("MRPC", data)
-    runner.run(task, quick_options(tmp_path / "start", do_train=True))
+    _copy_of(trained, tmp_path / "start")
     monkeypatch.chdir(tmp_path)
     runner.run(task, quick_options(tmp_path / "out", do_train=True,
                                    init_checkpoint="start/bert_model.ckpt"))
     monkeypatch.chdir(tmp_path / "start")
-    runner.run(task, quick_options(tmp_path / "out", do_train=True,
-                                   init_checkpoint=str(tmp_path / "start" / "bert_model.ckpt")))
+    for spelling in ("start", "start/bert_model.ckpt", "start/bert_model.ckpt.index"):
+        runner.run(task, quick_options(tmp_path / "out", do_train=True,
+                                       init_checkpoint=str(tmp_path / spelling)))
     with pytest.raises(UsageError, match=r"init_checkpoint: '.*/start/bert_model.ckpt' in the "
                                          r"recorded run, '.*/start/start/bert_model.ckpt' now"):
         runner.run(task, quick_options(tmp_path / "out", do_train=True,
@@ -244,18 +285,16 @@ def test_a_vocab_other_than_the_checkpoints_own_is_warned_about(tmp_path, caplog
     assert "differs from" not in caplog.text
 
 
-def test_export_dir_ends_the_run_with_a_savedmodel_that_answers_text(tmp_path):
+def test_export_dir_ends_the_run_with_a_savedmodel_that_answers_text(cola):
     import tensorflow as tf
-    data = glue_subset(tmp_path, "SST-2", 8, files=("train.tsv", "dev.tsv"))
-    task = _task("SST-2", data)
-    runner.run(task, quick_options(tmp_path / "out", do_train=True, do_eval=True,
-                                   export_dir=str(tmp_path / "served")))
-    served = tf.saved_model.load(str(tmp_path / "served"))
+
+    from bert_tf.checkpoints import restore
+    task, out, served, _ = cola
+    served = tf.saved_model.load(str(served))
     dev = task.read_split("dev")
     outputs = served.signatures["serving_default"](text=tf.constant([e.text_a for e in dev]))
     model = task.build_model()
-    from bert_tf.checkpoints import restore
-    restore(model, str(tmp_path / "out"))
+    restore(model, str(out))
     logits = model(task.preprocessor([e.text_a for e in dev]), training=False).numpy()
     np.testing.assert_allclose(outputs["logits"].numpy(), logits, atol=1e-5)
     assert [label.decode() for label in outputs["label"].numpy()] == [
@@ -295,10 +334,10 @@ def test_an_export_that_cannot_be_written_fails_before_work(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-def test_training_into_the_folder_of_its_start_weights_is_refused(tmp_path):
-    data = glue_subset(tmp_path, "MRPC", 8, files=("train.tsv",))
+def test_training_into_the_folder_of_its_start_weights_is_refused(tmp_path, mrpc):
+    data, trained = mrpc
     task = _task("MRPC", data)
-    runner.run(task, quick_options(tmp_path / "release", do_train=True))
+    _copy_of(trained, tmp_path / "release")
     before = (tmp_path / "release" / "bert_model.ckpt.index").read_bytes()
     with pytest.raises(UsageError, match="holds --init_checkpoint"):
         runner.run(task, quick_options(
@@ -307,9 +346,9 @@ def test_training_into_the_folder_of_its_start_weights_is_refused(tmp_path):
     assert (tmp_path / "release" / "bert_model.ckpt.index").read_bytes() == before
 
 
-def test_a_rerun_with_another_model_config_or_vocabulary_is_refused(tmp_path):
-    data = glue_subset(tmp_path, "MRPC", 8, files=("train.tsv", "dev.tsv"))
-    runner.run(_task("MRPC", data), quick_options(tmp_path / "out", do_train=True))
+def test_a_rerun_with_another_model_config_or_vocabulary_is_refused(tmp_path, mrpc):
+    data, trained = mrpc
+    _copy_of(trained, tmp_path / "out")
     relu = _task("MRPC", data, hidden_act="relu")
     with pytest.raises(UsageError, match=r"model.bert_config.hidden_act: 'gelu' in the "
                                          r"recorded run, 'relu' now"):
@@ -318,7 +357,7 @@ def test_a_rerun_with_another_model_config_or_vocabulary_is_refused(tmp_path):
     tokens = shared_path("vocab", "bert-base-uncased-vocab.txt").read_text().splitlines()
     tokens[2000], tokens[2001] = tokens[2001], tokens[2000]
     vocab.write_text("\n".join(tokens) + "\n")
-    model_files = dataclasses.replace(tiny_model_files(), vocab_file=str(vocab))
+    model_files = dataclasses.replace(_model_files(), vocab_file=str(vocab))
     swapped = ClassificationTask(get_task("MRPC"), str(data), model_files, 32)
     for options in (dict(do_train=True), dict(do_eval=True)):
         with pytest.raises(UsageError, match=r"model.vocab_sha256: '[0-9a-f]{64}' in the "
@@ -326,32 +365,23 @@ def test_a_rerun_with_another_model_config_or_vocabulary_is_refused(tmp_path):
             runner.run(swapped, quick_options(tmp_path / "out", **options))
 
 
-def test_scoring_a_trained_folder_with_what_its_model_cannot_read_is_refused(tmp_path):
-    data = glue_subset(tmp_path, "MRPC", 8, files=("train.tsv", "dev.tsv"))
-    runner.run(_task("MRPC", data), quick_options(tmp_path / "out", do_train=True))
+def test_scoring_a_trained_folder_with_what_its_model_cannot_read_is_refused(tmp_path, mrpc):
+    data, trained = mrpc
+    _copy_of(trained, tmp_path / "out")
     before = (tmp_path / "out" / "eval_results.txt").exists()
     sst = _task("SST-2", glue_subset(tmp_path, "SST-2", 8, files=("dev.tsv",)))
     with pytest.raises(UsageError, match=r"holds a run of task mrpc, not sst-2"):
         runner.run(sst, quick_options(tmp_path / "out", do_eval=True))
-    uncased_as_cased = ClassificationTask(get_task("MRPC"), str(data), tiny_model_files(), 32,
+    uncased_as_cased = ClassificationTask(get_task("MRPC"), str(data), _model_files(), 32,
                                           do_lower_case=False)
     with pytest.raises(UsageError, match=r"task.do_lower_case: True in the recorded run, "
                                          r"False now"):
         runner.run(uncased_as_cased, quick_options(tmp_path / "out", do_eval=True))
     assert (tmp_path / "out" / "eval_results.txt").exists() == before
     # What only shapes the evaluation may differ: a longer sequence length.
-    longer = ClassificationTask(get_task("MRPC"), str(data), tiny_model_files(), 48)
+    longer = ClassificationTask(get_task("MRPC"), str(data), _model_files(), 48)
     results = runner.run(longer, quick_options(tmp_path / "out", do_eval=True))
     assert results["global_step"] == 1
-
-
-def test_one_start_checkpoint_spelled_three_ways_resumes(tmp_path):
-    data = glue_subset(tmp_path, "MRPC", 8, files=("train.tsv",))
-    task = _task("MRPC", data)
-    runner.run(task, quick_options(tmp_path / "start", do_train=True))
-    for spelling in ("start", "start/bert_model.ckpt", "start/bert_model.ckpt.index"):
-        runner.run(task, quick_options(tmp_path / "out", do_train=True,
-                                       init_checkpoint=str(tmp_path / spelling)))
 
 
 def test_an_output_dir_that_cannot_be_written_is_named(tmp_path):
@@ -364,26 +394,26 @@ def test_an_output_dir_that_cannot_be_written_is_named(tmp_path):
 
 
 def test_a_finished_folder_without_its_training_checkpoints_scores_its_exported_model(
-        tmp_path, caplog):
-    data = glue_subset(tmp_path, "MRPC", 8, files=("train.tsv", "dev.tsv"))
+        tmp_path, caplog, mrpc):
+    data, folder = mrpc
     task = _task("MRPC", data)
-    trained = runner.run(task, quick_options(tmp_path / "out", do_train=True, do_eval=True))
+    trained = runner.run(task, quick_options(_copy_of(folder, tmp_path / "out"), do_eval=True))
     for path in (tmp_path / "out").glob("ckpt-*"):
         path.unlink()
     (tmp_path / "out" / "checkpoint").unlink()
     scored = runner.run(task, quick_options(tmp_path / "out", do_eval=True))
     assert scored["eval_accuracy"] == trained["eval_accuracy"]
     assert scored["global_step"] == trained["global_step"] == 1  # the step run.json records
-    # The training command with --do_eval alone (its start weights named): still the
-    # folder's model, with a warning.
-    runner.run(task, quick_options(tmp_path / "start", do_train=True, learning_rate=0.1))
+    # The training command with --do_eval alone (its start weights, another model, named):
+    # still the folder's model, with a warning.
+    task.export(task.build_model(), str(tmp_path / "start"))
     start = str(tmp_path / "start" / "bert_model.ckpt")
     with caplog.at_level("WARNING"):
         again = runner.run(task, quick_options(tmp_path / "out", do_eval=True,
                                                init_checkpoint=start))
     assert again == scored
     assert f"--init_checkpoint={start} is not the model this run scores" in caplog.text
-    cased = ClassificationTask(get_task("MRPC"), str(data), tiny_model_files(), 32,
+    cased = ClassificationTask(get_task("MRPC"), str(data), _model_files(), 32,
                                do_lower_case=False)
     with pytest.raises(UsageError, match=r"task.do_lower_case: True in the recorded run"):
         runner.run(cased, quick_options(tmp_path / "out", do_eval=True))
