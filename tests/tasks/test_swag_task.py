@@ -119,27 +119,38 @@ def test_each_choice_gets_its_own_sequence_score(tiny_config):
     assert np.ptp(logits) > 1e-4  # the choices differ, so a mix-up would show
 
 
-def test_run_swag_end_to_end(tmp_path):
-    """In-process through the runner flow: train, evaluate, predict, export."""
+@pytest.fixture(scope="module")
+def swag_run(tmp_path_factory):
+    """`(task, output_dir, export_dir, results)` of one run through the runner flow on 8
+    scenes: 4 steps of batch 4 with a checkpoint every 2 steps, then evaluate, predict and
+    export a SavedModel."""
     from bert_tf.tasks import runner
     from bert_tf.tasks.multiple_choice import SwagTask
     from tasks.task_runs import quick_options, tiny_model_files
+    root = tmp_path_factory.mktemp("swag")
     # Shuffle endings so the gold index varies.
     rows = [(s1, s2, endings[i:] + endings[:i], (4 - i) % 4)
             for i, (s1, s2, endings, _) in enumerate(SCENES * 2)]
     for name in ("train.csv", "val.csv"):
-        _write(tmp_path / name, rows)
-    _write(tmp_path / "test.csv", rows, labelled=False)
-    task = SwagTask(str(tmp_path), tiny_model_files(), max_seq_length=24)
-    results = runner.run(task, quick_options(tmp_path / "out", train_batch_size=4,
+        _write(root / name, rows)
+    _write(root / "test.csv", rows, labelled=False)
+    task = SwagTask(str(root), tiny_model_files(num_hidden_layers=1), max_seq_length=24)
+    results = runner.run(task, quick_options(root / "out", train_batch_size=4,
                                              eval_batch_size=4, predict_batch_size=4,
                                              do_train=True, do_eval=True, do_predict=True,
-                                             export_dir=str(tmp_path / "served")))
-    assert results["global_step"] == 2
+                                             num_train_steps=4, save_checkpoints_steps=2,
+                                             export_dir=str(root / "served")))
+    return task, root / "out", root / "served", results
+
+
+def test_run_swag_end_to_end(tmp_path, swag_run):
+    """In-process through the runner flow: train, evaluate, predict, export."""
+    task, out, served, results = swag_run
+    assert results["global_step"] == 4
     assert {"eval_accuracy", "eval_loss", "loss"} <= set(results)
-    rows = (tmp_path / "out" / "test_results.tsv").read_text().splitlines()
+    rows = (out / "test_results.tsv").read_text().splitlines()
     assert len(rows) == 8 and all(len(r.split("\t")) == 4 for r in rows)
-    assert (tmp_path / "out" / "bert_model.ckpt.index").exists()
+    assert (out / "bert_model.ckpt.index").exists()
 
     # The SavedModel answers raw text as the trained model scores its packed inputs.
     import tensorflow as tf
@@ -147,7 +158,7 @@ def test_run_swag_end_to_end(tmp_path):
     from bert_tf.checkpoints import export_original, restore
     test = task.read_split("test")
     model = task.build_model()
-    restore(model, str(tmp_path / "out"))
+    restore(model, str(out))
 
     def model_logits():
         return np.concatenate([model(batch, training=False).numpy()
@@ -155,7 +166,7 @@ def test_run_swag_end_to_end(tmp_path):
 
     context = tf.constant([e.context for e in test])
     endings = tf.constant([list(e.endings) for e in test])
-    served = tf.saved_model.load(str(tmp_path / "served")).signatures["serving_default"]
+    served = tf.saved_model.load(str(served)).signatures["serving_default"]
     np.testing.assert_allclose(served(context=context, endings=endings)["logits"].numpy(),
                                model_logits(), atol=1e-6)
     # Weights moved far from their start, so that a mix-up of endings would show; exported
@@ -183,18 +194,15 @@ def test_run_swag_end_to_end(tmp_path):
     np.testing.assert_allclose(two["logits"].numpy(), logits[:, :2], atol=1e-5)
 
 
-def test_scoring_a_folder_whose_training_stopped_early_says_so(tmp_path, caplog):
+def test_scoring_a_folder_whose_training_stopped_early_says_so(tmp_path, caplog, swag_run):
     """A run killed after its checkpoint of step 2 of 4, then evaluated alone: the model
     of step 2 was scored without a word (only eval_results.txt's global_step told)."""
+    import shutil
+
     from bert_tf.tasks import runner
-    from bert_tf.tasks.multiple_choice import SwagTask
-    from tasks.task_runs import quick_options, tiny_model_files
-    for name in ("train.csv", "val.csv"):
-        _write(tmp_path / name, SCENES)
-    task = SwagTask(str(tmp_path), tiny_model_files(), max_seq_length=16)
-    out = tmp_path / "out"
-    runner.run(task, quick_options(out, train_batch_size=4, do_train=True, num_train_steps=4,
-                                   save_checkpoints_steps=2))
+    from tasks.task_runs import quick_options
+    task, trained, _, _ = swag_run
+    out = shutil.copytree(trained, tmp_path / "out")
     evaluation = quick_options(out, eval_batch_size=4, do_eval=True)
     with caplog.at_level("WARNING"):
         assert runner.run(task, evaluation)["global_step"] == 4
