@@ -1,6 +1,6 @@
 """run_classifier.py end to end: real GLUE rows, a real TFDS dataset, clear errors.
 
-A tiny randomly initialised BERT (2 layers, H=32) with the real uncased
+A tiny randomly initialised BERT (1 layer, H=32) with the real uncased
 vocabulary keeps each run to seconds; the learning itself is shown with real
 weights in bench/ and docs/RESULTS.md.
 """
@@ -19,7 +19,8 @@ from tests_shared import REPO, run_script, shared_path, write_tiny_bert_config
 
 def _classifier(tmp_path, *args):
     return run_script(
-        "run_classifier.py", f"--bert_config_file={write_tiny_bert_config(tmp_path / 'c.json')}",
+        "run_classifier.py",
+        f"--bert_config_file={write_tiny_bert_config(tmp_path / 'c.json', num_hidden_layers=1)}",
         f"--vocab_file={shared_path('vocab', 'bert-base-uncased-vocab.txt')}",
         f"--output_dir={tmp_path / 'out'}", "--max_seq_length=32", "--train_batch_size=8",
         "--eval_batch_size=8", "--predict_batch_size=8", "--steps_per_execution=2", *args)
@@ -67,7 +68,7 @@ def test_tfds_dataset_built_from_local_files(tmp_path):
     builders.TinySst.source_dir = str(source)
     builders.TinySst(data_dir=str(tmp_path / "tfds")).download_and_prepare()
     task = ClassificationTask(TfdsTask("tiny_sst", str(tmp_path / "tfds")), None,
-                              tiny_model_files(), max_seq_length=32)
+                              tiny_model_files(num_hidden_layers=1), max_seq_length=32)
     results = runner.run(task, quick_options(tmp_path / "out", do_train=True, do_eval=True))
     assert results["global_step"] == 2 and 0 <= results["eval_accuracy"] <= 1
 

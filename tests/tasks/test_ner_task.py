@@ -47,8 +47,8 @@ def test_objective_is_cross_entropy_over_first_pieces_only():
 
 def test_fine_tune_trains_evaluates_predicts_and_exports(tmp_path):
     data = conll_subset(tmp_path, 24)
-    task = NerTask(str(data), tiny_model_files(), max_seq_length=32, do_lower_case=True,
-                   doc_stride=16)
+    task = NerTask(str(data), tiny_model_files(num_hidden_layers=1), max_seq_length=32,
+                   do_lower_case=True, doc_stride=16)
     out = tmp_path / "out"
     results = runner.run(task, quick_options(out, do_train=True, do_eval=True,
                                              do_predict=True, export_dir=str(tmp_path / "served")))

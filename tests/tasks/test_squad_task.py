@@ -71,7 +71,7 @@ def test_train_eval_predict_export_v1(tmp_path):
     dev = squad_subset(tmp_path, "dev-v1.1", 8)
     # n_best_size = max_seq_length: every span is a candidate, so the export's
     # answers (best logits among context pieces only) are the Python path's.
-    task = SquadTask(tiny_model_files(), train, dev, SquadOptions(
+    task = SquadTask(tiny_model_files(num_hidden_layers=1), train, dev, SquadOptions(
         max_seq_length=128, doc_stride=64, n_best_size=128))
     out = tmp_path / "out"
     results = runner.run(task, quick_options(out, do_train=True, do_eval=True,
@@ -101,7 +101,7 @@ def test_version_2_predict_and_eval(tmp_path):
     train = squad_subset(tmp_path, "train-v1.1", 16, impossible_every=3)
     dev = squad_subset(tmp_path, "dev-v2.0", 12)
     options = SquadOptions(max_seq_length=128, doc_stride=64, version_2_with_negative=True)
-    task = SquadTask(tiny_model_files(), train, dev, options)
+    task = SquadTask(tiny_model_files(num_hidden_layers=1), train, dev, options)
     assert sum(e.is_impossible for e in task.read_split("train").examples) == 6
     out = tmp_path / "out"
     results = runner.run(task, quick_options(out, do_train=True, do_eval=True,
@@ -222,7 +222,7 @@ def test_an_output_never_replaces_the_predict_file(tmp_path, name):
 def test_scoring_a_checkpoint_without_the_span_head_is_refused(tmp_path):
     """A pretrained encoder (or another task's model) as the model of a prediction alone:
     the head was left randomly initialised and its answers written, exit 0."""
-    files = tiny_model_files()
+    files = tiny_model_files(num_hidden_layers=1)
     dev = squad_subset(tmp_path, "dev-v1.1", 4)
     task = SquadTask(files, None, dev, SquadOptions(max_seq_length=64, max_query_length=16))
     encoder = str(tmp_path / "pretrained")
