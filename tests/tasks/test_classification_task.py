@@ -10,6 +10,7 @@ import dataclasses
 import os
 import shutil
 
+import keras
 import numpy as np
 import pytest
 
@@ -36,24 +37,19 @@ def _task(name, data, **kwargs):
 @pytest.fixture(scope="module")
 def mrpc(tmp_path_factory):
     """`(data, trained)`: 8 real MRPC rows (train.tsv, dev.tsv) and a folder trained on them
-    (one step, `quick_options`). Tests that write into the folder write into a copy
-    (`_copy_of`)."""
+    (one step, `quick_options`). Tests that write into the folder write into a copy."""
+    keras.utils.set_random_seed(0)  # whatever ran before (conftest seeds tests, not this)
     root = tmp_path_factory.mktemp("mrpc")
     data = glue_subset(root, "MRPC", 8, files=("train.tsv", "dev.tsv"))
     runner.run(_task("MRPC", data), quick_options(root / "trained", do_train=True))
     return data, root / "trained"
 
 
-def _copy_of(folder, to):
-    """A copy of the run folder `folder` at `to` (a new path); returns `to`."""
-    shutil.copytree(folder, to)
-    return to
-
-
 @pytest.fixture(scope="module")
 def cola(tmp_path_factory):
     """`(task, output_dir, export_dir, results)` of one CoLA run on 16 real rows that trains,
     evaluates, predicts and exports a SavedModel."""
+    keras.utils.set_random_seed(0)
     root = tmp_path_factory.mktemp("cola")
     task = _task("CoLA", glue_subset(root, "CoLA", 16))
     results = runner.run(task, quick_options(root / "out", do_train=True, do_eval=True,
@@ -80,9 +76,10 @@ def test_eval_results_are_those_of_the_exported_model(tmp_path, mrpc):
     from bert_tf.modeling.classifier import build_classifier
     data, trained = mrpc
     task = _task("MRPC", data)
-    results = runner.run(task, quick_options(_copy_of(trained, tmp_path / "out"), do_eval=True))
+    out = shutil.copytree(trained, tmp_path / "out")
+    results = runner.run(task, quick_options(out, do_eval=True))
     model = build_classifier(task.model_files.config, 2)
-    restore(model, str(tmp_path / "out"))
+    restore(model, str(out))
     dev = task.read_split("dev")
     inputs = task.preprocessor(([e.text_a for e in dev], [e.text_b for e in dev]))
     logits = model(inputs, training=False).numpy().astype(np.float64)
@@ -106,7 +103,7 @@ def test_eval_only_into_a_new_folder_scores_init_checkpoint(tmp_path, caplog, mr
     """The normal "score a fine-tuned model" workflow: the folder is created."""
     data, trained = mrpc
     task = _task("MRPC", data)
-    _copy_of(trained, tmp_path / "trained")
+    shutil.copytree(trained, tmp_path / "trained")
     output_dir = tmp_path / "does" / "not" / "exist"
     results = runner.run(task, quick_options(
         output_dir, do_eval=True, init_checkpoint=str(tmp_path / "trained" / "bert_model.ckpt")))
@@ -130,8 +127,9 @@ def test_warm_up_longer_than_training_is_refused_before_work_and_ignored_by_eval
         runner.run(task, quick_options(tmp_path / "out", do_train=True, num_warmup_steps=5))
     assert not (tmp_path / "out" / "run.json").exists()
     # The training command line with --do_train taken out still runs on a trained folder.
-    results = runner.run(task, quick_options(_copy_of(trained, tmp_path / "trained"),
-                                             do_eval=True, num_warmup_steps=5))
+    shutil.copytree(trained, tmp_path / "trained")
+    results = runner.run(task, quick_options(tmp_path / "trained", do_eval=True,
+                                             num_warmup_steps=5))
     assert results["global_step"] == 1
 
 
@@ -154,7 +152,7 @@ def test_nothing_to_score_is_an_error(tmp_path):
 def test_rerun_with_other_hyper_parameters_is_refused(tmp_path, caplog, mrpc):
     data, trained = mrpc
     task = _task("MRPC", data)
-    _copy_of(trained, tmp_path / "out")
+    shutil.copytree(trained, tmp_path / "out")
     with pytest.raises(UsageError, match=r"learning_rate: 0.001 in the recorded run, 2e-05 now"):
         runner.run(task, quick_options(tmp_path / "out", do_train=True, learning_rate=2e-5))
     # The same options resume (nothing left to train) without complaint, and so do other
@@ -182,7 +180,7 @@ def test_the_same_start_weights_however_spelled_resume(tmp_path, monkeypatch, mr
     relative spelling from another working folder names other weights and is refused."""
     data, trained = mrpc
     task = _task("MRPC", data)
-    _copy_of(trained, tmp_path / "start")
+    shutil.copytree(trained, tmp_path / "start")
     monkeypatch.chdir(tmp_path)
     runner.run(task, quick_options(tmp_path / "out", do_train=True,
                                    init_checkpoint="start/bert_model.ckpt"))
@@ -337,7 +335,7 @@ def test_an_export_that_cannot_be_written_fails_before_work(tmp_path):
 def test_training_into_the_folder_of_its_start_weights_is_refused(tmp_path, mrpc):
     data, trained = mrpc
     task = _task("MRPC", data)
-    _copy_of(trained, tmp_path / "release")
+    shutil.copytree(trained, tmp_path / "release")
     before = (tmp_path / "release" / "bert_model.ckpt.index").read_bytes()
     with pytest.raises(UsageError, match="holds --init_checkpoint"):
         runner.run(task, quick_options(
@@ -348,7 +346,7 @@ def test_training_into_the_folder_of_its_start_weights_is_refused(tmp_path, mrpc
 
 def test_a_rerun_with_another_model_config_or_vocabulary_is_refused(tmp_path, mrpc):
     data, trained = mrpc
-    _copy_of(trained, tmp_path / "out")
+    shutil.copytree(trained, tmp_path / "out")
     relu = _task("MRPC", data, hidden_act="relu")
     with pytest.raises(UsageError, match=r"model.bert_config.hidden_act: 'gelu' in the "
                                          r"recorded run, 'relu' now"):
@@ -367,7 +365,7 @@ def test_a_rerun_with_another_model_config_or_vocabulary_is_refused(tmp_path, mr
 
 def test_scoring_a_trained_folder_with_what_its_model_cannot_read_is_refused(tmp_path, mrpc):
     data, trained = mrpc
-    _copy_of(trained, tmp_path / "out")
+    shutil.copytree(trained, tmp_path / "out")
     before = (tmp_path / "out" / "eval_results.txt").exists()
     sst = _task("SST-2", glue_subset(tmp_path, "SST-2", 8, files=("dev.tsv",)))
     with pytest.raises(UsageError, match=r"holds a run of task mrpc, not sst-2"):
@@ -397,7 +395,8 @@ def test_a_finished_folder_without_its_training_checkpoints_scores_its_exported_
         tmp_path, caplog, mrpc):
     data, folder = mrpc
     task = _task("MRPC", data)
-    trained = runner.run(task, quick_options(_copy_of(folder, tmp_path / "out"), do_eval=True))
+    shutil.copytree(folder, tmp_path / "out")
+    trained = runner.run(task, quick_options(tmp_path / "out", do_eval=True))
     for path in (tmp_path / "out").glob("ckpt-*"):
         path.unlink()
     (tmp_path / "out" / "checkpoint").unlink()

@@ -2,6 +2,7 @@
 
 import csv
 
+import keras
 import numpy as np
 import pytest
 
@@ -127,6 +128,7 @@ def swag_run(tmp_path_factory):
     from bert_tf.tasks import runner
     from bert_tf.tasks.multiple_choice import SwagTask
     from tasks.task_runs import quick_options, tiny_model_files
+    keras.utils.set_random_seed(0)  # whatever ran before (conftest seeds tests, not this)
     root = tmp_path_factory.mktemp("swag")
     # Shuffle endings so the gold index varies.
     rows = [(s1, s2, endings[i:] + endings[:i], (4 - i) % 4)
