@@ -13,6 +13,19 @@ from bert_tf.checkpoints import CheckpointError
 from tests_shared import file_size_limit
 
 
+@pytest.fixture(scope="module")
+def an_export(classifier_folder, tmp_path_factory):
+    """An encoder export of the classifier folder, made once: the tests copy it into place."""
+    return serving.export("encoder", classifier_folder[0],
+                          tmp_path_factory.mktemp("first") / "served", max_seq_length=16)
+
+
+def _placed(export, path):
+    """A copy of `export` at `path` (as if exported there earlier); `path` as a string."""
+    shutil.copytree(export, path)
+    return str(path)
+
+
 def _copy(folder, tmp_path, *leave_out):
     copy = tmp_path / "copy"
     shutil.copytree(folder, copy, ignore=shutil.ignore_patterns(*leave_out))
@@ -80,9 +93,8 @@ def test_an_export_named_as_its_checkpoint_prefix_is_refused(classifier_folder, 
     assert not prefix.exists()
 
 
-def test_a_saved_model_holding_other_files_is_kept(classifier_folder, tmp_path):
-    served = serving.export("encoder", classifier_folder[0], tmp_path / "served",
-                            max_seq_length=16)
+def test_a_saved_model_holding_other_files_is_kept(classifier_folder, an_export, tmp_path):
+    served = _placed(an_export, tmp_path / "served")
     run = tmp_path / "served" / "run"  # say, a run's folder put inside the export's
     run.mkdir()
     (run / "bert_model.ckpt.index").write_text("a model")
@@ -91,10 +103,9 @@ def test_a_saved_model_holding_other_files_is_kept(classifier_folder, tmp_path):
     assert (run / "bert_model.ckpt.index").read_text() == "a model"
 
 
-def test_an_export_interrupted_at_the_swap_keeps_the_old_one(classifier_folder, tmp_path,
-                                                            monkeypatch):
-    served = serving.export("encoder", classifier_folder[0], tmp_path / "served",
-                            max_seq_length=16)
+def test_an_export_interrupted_at_the_swap_keeps_the_old_one(classifier_folder, an_export,
+                                                            tmp_path, monkeypatch):
+    served = _placed(an_export, tmp_path / "served")
     (tmp_path / "served" / "assets" / "mark").write_text("the first export")
     real_replace, staging = os.replace, f"{served}.tmp-{os.getpid()}"
 
@@ -114,9 +125,9 @@ def test_an_export_interrupted_at_the_swap_keeps_the_old_one(classifier_folder, 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["served"]
 
 
-def test_an_export_on_a_full_disk_is_named_and_keeps_the_old_one(classifier_folder, tmp_path):
-    served = serving.export("encoder", classifier_folder[0], tmp_path / "served",
-                            max_seq_length=16)
+def test_an_export_on_a_full_disk_is_named_and_keeps_the_old_one(classifier_folder, an_export,
+                                                                 tmp_path):
+    served = _placed(an_export, tmp_path / "served")
     (tmp_path / "served" / "assets" / "mark").write_text("the first export")
     with file_size_limit(1 << 20), pytest.raises(  # the vocabulary fits, the weights do not
             OSError, match=rf"^cannot write {served}: File too large$"):
@@ -129,8 +140,8 @@ def test_an_export_on_a_full_disk_is_named_and_keeps_the_old_one(classifier_fold
 
 
 def test_an_export_through_a_link_replaces_the_folder_and_keeps_the_link(classifier_folder,
-                                                                        tmp_path):
-    real = serving.export("encoder", classifier_folder[0], tmp_path / "v1", max_seq_length=16)
+                                                                        an_export, tmp_path):
+    real = _placed(an_export, tmp_path / "v1")
     (tmp_path / "latest").symlink_to(real)  # as TF Serving layouts point at a version
     (tmp_path / "v1" / "assets" / "mark").write_text("the first export")
     serving.export("encoder", classifier_folder[0], tmp_path / "latest", max_seq_length=16)
@@ -139,10 +150,9 @@ def test_an_export_through_a_link_replaces_the_folder_and_keeps_the_link(classif
     assert sorted(p.name for p in tmp_path.iterdir()) == ["latest", "v1"]
 
 
-def test_an_export_a_killed_writer_set_aside_is_put_back(classifier_folder, tmp_path):
+def test_an_export_a_killed_writer_set_aside_is_put_back(an_export, tmp_path):
     """Killed between its two renames, a writer left the old export aside and nothing in place."""
-    served = serving.export("encoder", classifier_folder[0], tmp_path / "served",
-                            max_seq_length=16)
+    served = _placed(an_export, tmp_path / "served")
     os.rename(served, f"{served}.tmp-999999999.replaced")  # no such process
     _restore_set_aside(served)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["served"]
