@@ -33,7 +33,7 @@ def _folders(root, vocab_file):
     from bert_tf.config import BertConfig
     from bert_tf.modeling import BertEncoder, BertPretrainer, ClassificationHead
 
-    config = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=4,
+    config = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2,
                         num_attention_heads=4, intermediate_size=37,
                         max_position_embeddings=64, type_vocab_size=2)
     pretrainer = perturbed(BertPretrainer(config), seed=1)

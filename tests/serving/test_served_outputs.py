@@ -65,7 +65,7 @@ def test_an_export_from_huggingface_weights_matches_huggingface(served, hf_minil
     inputs = tokenizer(HF_TEXTS, padding="max_length", truncation=True,
                        max_length=MAX_SEQ_LENGTH, return_tensors="pt")
     with torch.no_grad():
-        expected = hf_minilm(**inputs)
+        expected = hf_minilm(**inputs, output_hidden_states=True)
     mask = inputs["attention_mask"].numpy()
     np.testing.assert_array_equal(served.outputs["minilm/texts/input_mask"], mask)
     np.testing.assert_allclose(served.outputs["minilm/texts/pooled_output"],
@@ -73,6 +73,10 @@ def test_an_export_from_huggingface_weights_matches_huggingface(served, hf_minil
     real = mask.astype(bool)
     np.testing.assert_allclose(served.outputs["minilm/texts/sequence_output"][real],
                                expected.last_hidden_state.numpy()[real], atol=TOLERANCE)
+    # Its 6 layers: the last four, last first (the tiny models have fewer than four).
+    last_four = np.concatenate([layer.numpy() for layer in expected.hidden_states[:-5:-1]], -1)
+    np.testing.assert_allclose(served.outputs["minilm/texts/last_four_layers"][real],
+                               last_four[real], atol=TOLERANCE)
 
 
 def test_a_compiled_export_answers_as_the_plain_one(served):
