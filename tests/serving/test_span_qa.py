@@ -222,14 +222,6 @@ def loaded_v1(span_qa):
     return tf.saved_model.load(str(span_qa[1]["v1"]))
 
 
-def test_mismatched_lengths_fail_clearly(loaded_v1):
-    served = loaded_v1
-    with pytest.raises(tf.errors.InvalidArgumentError,
-                       match="question and context must have the same length"):
-        served.signatures["serving_default"](question=tf.constant(["a", "b"]),
-                                             context=tf.constant(["c"]))
-
-
 def test_saved_model_cli_lists_the_signatures(span_qa):
     shown = saved_model_cli_show(span_qa[1]["v2"])
     assert "signature_def['serving_default']" in shown
@@ -241,8 +233,19 @@ def test_saved_model_cli_lists_the_signatures(span_qa):
         assert f"outputs['{name}'] tensor_info:" in shown
 
 
-def test_invalid_utf8_is_dropped_before_offsets_count(loaded_v1):
+def test_mismatched_lengths_fail_clearly_and_invalid_utf8_is_dropped_before_offsets_count(
+        loaded_v1):
+    """Questions and contexts of different counts are refused by name; bytes that are not
+    UTF-8 are dropped before the answer's character offsets are counted.
+
+    One test: each test's seeding clears TensorFlow's kernel cache, and the
+    loaded signature's graph takes seconds to set up again.
+    """
     served = loaded_v1
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="question and context must have the same length"):
+        served.signatures["serving_default"](question=tf.constant(["a", "b"]),
+                                             context=tf.constant(["c"]))
     question, context = QUESTIONS[4]
     broken = context.encode("utf-8").replace(b" ", b" \xff\xe2\x82 ", 5)
     clean = broken.decode("utf-8", "ignore")
