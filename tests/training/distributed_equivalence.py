@@ -40,7 +40,7 @@ from bert_tf.training.trainer import Trainer  # noqa: E402
 
 RECORDS = sys.argv[1]
 STEPS, BATCH = 3, 8
-CONFIG = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+CONFIG = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=1, num_attention_heads=4,
                     intermediate_size=37, max_position_embeddings=128, type_vocab_size=2,
                     hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
 
