@@ -6,7 +6,7 @@ devices must be configured before TensorFlow initialises. The runs:
 * `one_device`: OneDeviceStrategy, global batch 8;
 * `mirrored_xla`: MirroredStrategy over 2 logical CPUs, 4 sequences per
   replica, each replica's step XLA-compiled (without XLA the same loop runs
-  on 2 worker processes in test_distribution.py);
+  on 2 worker processes in test_multi_worker.py);
 * `accumulated`: one device, 2 micro-batches of 4 accumulated per step;
 * `mirrored_loss_scaled`: as `mirrored_xla` without XLA, the optimizer
   wrapped in Keras' `LossScaleOptimizer` (the loss scale is a power of 2,
