@@ -203,10 +203,17 @@ def _save(module, export_dir):
     staging = temporary_name(export_dir)
     replaced = staging + ".replaced"
     try:
+        absl_level = logging.get_absl_logger().level
         try:
             tf.saved_model.save(module, staging, signatures=module.signatures())
         except (OSError, tf.errors.OpError) as error:
             raise cannot_write(export_dir, error) from None
+        finally:
+            # TensorFlow's saver silences absl while it walks the objects, then sets the
+            # verbosity it read back, explicitly: where absl's flags were never parsed (a
+            # notebook, a library caller) absl stayed at WARNING, and every later INFO line
+            # of ours (progress, results) vanished.
+            logging.get_absl_logger().setLevel(absl_level)
         if os.path.exists(export_dir):
             os.replace(export_dir, replaced)
         try:

@@ -1,11 +1,13 @@
 """Exports that cannot be made fail before any work, with one line naming what is wrong."""
 
+import logging
 import os
 import re
 import shutil
 
 import pytest
 import tensorflow as tf
+from absl import logging as absl_logging
 
 from bert_tf import serving
 from bert_tf.serving.export import _restore_set_aside
@@ -157,6 +159,19 @@ def test_an_export_a_killed_writer_set_aside_is_put_back(an_export, tmp_path):
     _restore_set_aside(served)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["served"]
     assert tf.saved_model.load(served).signatures["serving_default"] is not None
+
+
+def test_an_export_leaves_absl_logging_at_its_level(classifier_folder, tmp_path):
+    """In a process whose absl flags were never parsed (a notebook), TensorFlow's saver left
+    absl at WARNING, and the INFO lines of every later run vanished."""
+    logger = absl_logging.get_absl_logger()
+    before = logger.level
+    try:
+        logger.setLevel(logging.NOTSET)  # as in a fresh process: the root logger decides
+        serving.export("encoder", classifier_folder[0], tmp_path / "served", max_seq_length=16)
+        assert logger.level == logging.NOTSET
+    finally:
+        logger.setLevel(before)
 
 
 def test_an_export_to_a_url_is_refused(classifier_folder):

@@ -158,8 +158,7 @@ def test_rerun_with_other_hyper_parameters_is_refused(tmp_path, caplog, mrpc):
     # The same options resume (nothing left to train) without complaint, and so do other
     # micro-batches per step (the steps train on the same examples).
     runner.run(task, quick_options(tmp_path / "out", do_train=True))
-    # absl's own logger: TensorFlow's SavedModel writer leaves it at WARNING in the process.
-    with caplog.at_level("INFO", logger="absl"):
+    with caplog.at_level("INFO"):
         runner.run(task, quick_options(tmp_path / "out", do_train=True,
                                        gradient_accumulation_steps=2))
     assert "--gradient_accumulation_steps=2, where the recorded run had 1" in caplog.text
