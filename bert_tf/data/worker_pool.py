@@ -1,4 +1,4 @@
-"""Fast mode's worker processes: started without TensorFlow, ended with their parent.
+"""Fast mode's worker processes: started without TensorFlow, stopped only by their parent.
 
 Workers are spawned, not forked (a fork of a process running TensorFlow's
 threads can hang), so each one imports the modules of its initializer and
@@ -7,6 +7,14 @@ import no TensorFlow: a worker is ready in a fraction of a second instead
 of the seconds TensorFlow's import takes, which on a small corpus was most
 of the run. (`sharded_pretraining_data`, which reads the input files
 through TensorFlow's file system, is therefore not a worker's import.)
+
+A worker ignores SIGTERM and SIGINT, which a scheduler or a Ctrl-C sends to
+the whole process group. A worker killed while sending a shard's records
+left half a message in the pool's result pipe, and the parent's pool waited
+for the rest for ever (Python 3.11: 1 run in 10 under load). The parent,
+which handles both signals, stops its workers instead: its pool shuts down
+once the shards they are on are done; a parent killed outright is noticed
+by each worker, which then ends (`PARENT_CHECK_SECONDS`).
 
 Example:
   >>> from bert_tf.data.instance_records import worker_records
@@ -22,6 +30,7 @@ Example:
 import concurrent.futures
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from typing import Mapping
@@ -55,6 +64,9 @@ def _exit_with_parent(parent_pid: int) -> None:
 
 def _start_watched_worker(parent_pid: int, vocab: Mapping[str, int],
                           options: PretrainingDataOptions) -> None:
-    """Process-pool initializer: `start_worker`, and an end with the parent process."""
+    """Process-pool initializer: `start_worker`, deaf to the group's stop signals, watching
+    the parent."""
+    for stop_signal in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(stop_signal, signal.SIG_IGN)
     threading.Thread(target=_exit_with_parent, args=(parent_pid,), daemon=True).start()
     start_worker(vocab, options)
