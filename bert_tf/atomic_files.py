@@ -229,10 +229,8 @@ def prepare_folder_for(path):
         os.makedirs(folder, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
         raise OSError(f"cannot write {path}: a file stands where its folder would be") from None
-    except OSError as error:
-        raise OSError(f"cannot write {path}: {error.strerror or error}") from None
-    except Exception as error:  # TensorFlow's OpError
-        raise OSError(f"cannot write {path}: {getattr(error, 'message', error)}") from None
+    except Exception as error:  # an OSError, or TensorFlow's OpError
+        raise cannot_write(path, error) from None
     if not os.access(folder, os.W_OK | os.X_OK):
         raise OSError(f"cannot write {path}: {folder} is not writable")
 
