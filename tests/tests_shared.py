@@ -5,6 +5,7 @@ import contextlib
 import os
 import pathlib
 import re
+import socket
 import time
 
 import numpy as np
@@ -212,6 +213,17 @@ def write_cpuinfo(folder, flags, cpus=2):
     path.write_text("".join(f"processor\t: {i}\nmodel name\t: Some CPU\nflags\t\t: {flags}\n\n"
                             for i in range(cpus)))
     return str(path)
+
+
+def free_ports(count):
+    """`count` ports that were free on localhost a moment ago: nothing listens there now."""
+    sockets = [socket.socket() for _ in range(count)]
+    for s in sockets:
+        s.bind(("localhost", 0))
+    ports = [s.getsockname()[1] for s in sockets]
+    for s in sockets:
+        s.close()
+    return ports
 
 
 def wait_for_line(log_path, pattern, process, seconds=240):

@@ -4,7 +4,6 @@
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -14,6 +13,7 @@ import tensorflow as tf
 
 from bert_tf.training import distribution
 from bert_tf.training.distribution import DistributionError, check_tf_config, get_strategy
+from tests_shared import free_ports
 from training.pretraining_runs import environment, golden_records
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -31,9 +31,7 @@ def test_tpu_without_a_tpu_fails_at_once():
 def test_a_tpu_address_where_nothing_answers_fails_at_once():
     """TensorFlow waited for ever, without a word, to connect to such an address (a process
     of its own: a hang would outlive the test)."""
-    with socket.socket() as listener:  # a port that was free: nothing listens there now
-        listener.bind(("127.0.0.1", 0))
-        port = listener.getsockname()[1]
+    port = free_ports(1)[0]
     code = ("from bert_tf.training.distribution import get_strategy\n"
             f"get_strategy('tpu', tpu='grpc://127.0.0.1:{port}')")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

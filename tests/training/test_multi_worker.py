@@ -5,7 +5,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -14,23 +13,13 @@ import pytest
 import tensorflow as tf
 
 from bert_tf.training import worker_watch
-from tests_shared import wait_for_line
+from tests_shared import free_ports, wait_for_line
 from training.pretraining_runs import environment, golden_records, pretraining_command
-
-
-def _free_ports(count):
-    sockets = [socket.socket() for _ in range(count)]
-    for s in sockets:
-        s.bind(("localhost", 0))
-    ports = [s.getsockname()[1] for s in sockets]
-    for s in sockets:
-        s.close()
-    return ports
 
 
 def _two_workers(tmp_path, output_dir, *flags, per_worker=((), ())):
     """Starts two pretraining workers on localhost; returns their processes and log paths."""
-    workers = [f"localhost:{port}" for port in _free_ports(2)]
+    workers = [f"localhost:{port}" for port in free_ports(2)]
     logs = [tmp_path / f"worker{index}.log" for index in range(2)]
     processes = [
         subprocess.Popen(pretraining_command(str(tmp_path), str(output_dir), *flags,
@@ -82,7 +71,7 @@ def test_a_signal_to_one_worker_stops_every_worker_at_the_same_step(tmp_path):
 
 def test_a_worker_waiting_for_absent_workers_says_so_and_gives_up():
     """TensorFlow waits for ever, silently, for a worker that never starts (worker 0)."""
-    absent = f"localhost:{_free_ports(1)[0]}"
+    absent = f"localhost:{free_ports(1)[0]}"
     waiting = (f"import json, subprocess, sys, time; subprocess.Popen([sys.executable, "
                f"{worker_watch.__file__!r}, str(__import__('os').getpid()), '2', 'run_x', "
                f"json.dumps({{{absent!r}: 'worker 1'}}), '0.5']); time.sleep(60)")
@@ -103,7 +92,7 @@ def test_a_wait_shorter_than_the_report_period_ends_on_time():
     reported (every 30 s)."""
     waiting = (f"import json, subprocess, sys, time; subprocess.Popen([sys.executable, "
                f"{worker_watch.__file__!r}, str(__import__('os').getpid()), '1', 'run_x', "
-               f"json.dumps({{'localhost:{_free_ports(1)[0]}': 'worker 1'}}), '30']); "
+               f"json.dumps({{'localhost:{free_ports(1)[0]}': 'worker 1'}}), '30']); "
                f"time.sleep(60)")
     start = time.time()
     result = subprocess.run([sys.executable, "-c", waiting], capture_output=True, text=True,
