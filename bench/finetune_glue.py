@@ -26,7 +26,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 from absl import app, flags  # noqa: E402
 
-from shared_data import SHARED_DATA  # noqa: E402
+from shared_data import SHARED_DATA, define_path_flag, require  # noqa: E402
 
 from bert_tf.checkpoints import config_beside  # noqa: E402
 from bert_tf.tasks import classification_results, runner  # noqa: E402
@@ -55,8 +55,8 @@ flags.DEFINE_integer("max_seq_length", 0, "Sequence length (0: per task, 64 for 
                      "else 128).")
 flags.DEFINE_integer("seed", 12345, "Seed of the subset and the order.")
 flags.DEFINE_bool("jit_compile", False, "XLA-compile our training step (slower on CPU).")
-flags.DEFINE_string("model_dir", os.path.join(SHARED_DATA, "models", "all-MiniLM-L6-v2"),
-                    "HuggingFace folder of the pretrained weights.")
+define_path_flag("model_dir", SHARED_DATA / "models" / "all-MiniLM-L6-v2",
+                 "HuggingFace folder of the pretrained weights.")
 
 
 def training_order(examples, rng):
@@ -137,12 +137,18 @@ def run_hf(task, order, dev, initial_head):
     return results, seconds
 
 
+def task_folder(name):
+    """The GLUE folder of task `name` in the shared data."""
+    return SHARED_DATA / "glue" / FOLDERS[name]
+
+
 def main(argv):
     del argv
+    require(*map(task_folder, FLAGS.tasks))
     rows = []
     for name in FLAGS.tasks:
         task = get_task(name)
-        folder = os.path.join(SHARED_DATA, "glue", FOLDERS[task.name])
+        folder = str(task_folder(task.name))
         rng = np.random.default_rng(FLAGS.seed)
         subset, order = training_order(task.read(folder, "train"), rng)
         dev = task.read(folder, "dev")

@@ -31,7 +31,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 from absl import app, flags  # noqa: E402
 
-from shared_data import SHARED_DATA  # noqa: E402
+from shared_data import SHARED_DATA, define_path_flag, require  # noqa: E402
 
 from bert_tf.checkpoints import config_beside  # noqa: E402
 from bert_tf.tasks import runner  # noqa: E402
@@ -48,6 +48,7 @@ from round_robin import define_choices_flag  # noqa: E402
 
 
 IMPLEMENTATIONS = ("bert_tf", "hf")
+CONLL = SHARED_DATA / "conll2003"
 FLAGS = flags.FLAGS
 flags.DEFINE_integer("train_sentences", 4000, "First sentences of eng.train to train on "
                      "(0: all).")
@@ -61,8 +62,8 @@ define_choices_flag("implementations", IMPLEMENTATIONS, IMPLEMENTATIONS, "Which 
                     "way).")
 flags.DEFINE_enum("mixed_precision", "float32", ["float32", "mixed_bfloat16"],
                   "bert_tf's dtype policy (HF always trains in float32).")
-flags.DEFINE_string("model_dir", os.path.join(SHARED_DATA, "models", "all-MiniLM-L6-v2"),
-                    "HuggingFace folder of the pretrained weights.")
+define_path_flag("model_dir", SHARED_DATA / "models" / "all-MiniLM-L6-v2",
+                 "HuggingFace folder of the pretrained weights.")
 
 
 class SameBatchesTask(NerTask):
@@ -88,7 +89,7 @@ def training_order(train, rng):
 def make_task():
     model_files = ModelFiles(config_beside(FLAGS.model_dir),
                              os.path.join(FLAGS.model_dir, "vocab.txt"), FLAGS.model_dir)
-    return SameBatchesTask(os.path.join(SHARED_DATA, "conll2003"), model_files, FLAGS.max_seq_length,
+    return SameBatchesTask(str(CONLL), model_files, FLAGS.max_seq_length,
                            do_lower_case=True)
 
 
@@ -150,6 +151,7 @@ def run_hf(task, order, evaluation_splits, initial_head):
 
 def main(argv):
     del argv
+    require(CONLL)
     task = make_task()
     train = task.read_split("train")
     evaluation_splits = {"testa": task.read_split("dev"), "testb": task.read_split("test")}

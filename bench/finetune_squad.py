@@ -38,7 +38,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 from absl import app, flags  # noqa: E402
 
-from shared_data import SHARED_DATA  # noqa: E402
+from shared_data import SHARED_DATA, define_path_flag  # noqa: E402
 
 from bert_tf.checkpoints import config_beside  # noqa: E402
 from bert_tf.tasks import runner  # noqa: E402
@@ -71,10 +71,10 @@ def define_flags():
     flags.DEFINE_integer("doc_stride", 128, "Context pieces between window starts.")
     flags.DEFINE_integer("max_query_length", 64, "Question pieces kept.")
     flags.DEFINE_integer("seed", 12345, "Seed of the subsets, the window order and torch.")
-    flags.DEFINE_string("model_dir", os.path.join(SHARED_DATA, "models", "all-MiniLM-L6-v2"),
-                        "HuggingFace folder of the pretrained weights (uncased vocabulary).")
-    flags.DEFINE_string("squad_dir", os.path.join(SHARED_DATA, "squad"),
-                        "Folder of train-v1.1.json.gz, dev-v1.1.json.gz, dev-v2.0.json.gz.")
+    define_path_flag("model_dir", SHARED_DATA / "models" / "all-MiniLM-L6-v2",
+                     "HuggingFace folder of the pretrained weights (uncased vocabulary).")
+    define_path_flag("squad_dir", SHARED_DATA / "squad",
+                     "Folder of train-v1.1.json.gz, dev-v1.1.json.gz, dev-v2.0.json.gz.")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -36,7 +36,7 @@ import pathlib
 import sys
 import tempfile
 
-from shared_data import SHARED_DATA
+from shared_data import SHARED_DATA, define_path_flag
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 REPO = pathlib.Path(__file__).resolve().parent.parent
@@ -69,9 +69,9 @@ SCHEDULE_STEPS = 10_000
 TOLERANCE = {"float32": 1e-4, "mixed_bfloat16": 5e-2}
 
 FLAGS = flags.FLAGS
-flags.DEFINE_string("model_dir", str(SHARED_DATA / "models" / "all-MiniLM-L6-v2"),
-                    "HuggingFace BERT folder (config.json, model.safetensors, vocab.txt).")
-flags.DEFINE_string("data_dir", str(SHARED_DATA / "glue" / "MRPC"), "MRPC folder (train.tsv).")
+define_path_flag("model_dir", SHARED_DATA / "models" / "all-MiniLM-L6-v2",
+                 "HuggingFace BERT folder (config.json, model.safetensors, vocab.txt).")
+define_path_flag("data_dir", SHARED_DATA / "glue" / "MRPC", "MRPC folder (train.tsv).")
 flags.DEFINE_integer("batch_size", 32, "Sequence pairs per step.", lower_bound=1)
 flags.DEFINE_integer("seq_length", 128, "Tokens per packed pair.", lower_bound=8,
                      upper_bound=512)

@@ -74,6 +74,7 @@ import matmul_flops  # noqa: E402
 from matmul_peak import define_peak_flags, measure  # noqa: E402
 from peer_models import hf_bert_config  # noqa: E402
 from round_robin import define_choices_flag, time_round_robin  # noqa: E402
+from shared_data import define_path_flag  # noqa: E402
 from step_runners import (PREDICTIONS, RECORDS, SEQ_LENGTH,  # noqa: E402
                           classification_batch, classification_step, hf_classification_loss,
                           hf_pretraining_loss, pretraining_batch, pretraining_step,
@@ -94,7 +95,7 @@ define_choices_flag("xla", ["no", "yes"], ["no", "yes"], "Our trainer without an
 flags.DEFINE_integer("batch_size", 64, "Sequences per step.", lower_bound=1)
 flags.DEFINE_integer("iterations", 10, "Timed steps per trainer.", lower_bound=1)
 flags.DEFINE_integer("warmup", 3, "Untimed steps first (tracing, XLA).", lower_bound=1)
-flags.DEFINE_string("records", str(RECORDS), "Pretraining records (seq 128, 20 predictions).")
+define_path_flag("records", RECORDS, "Pretraining records (seq 128, 20 predictions).")
 define_peak_flags(default=["8192"])
 
 

@@ -27,7 +27,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
 from absl import app, flags  # noqa: E402
 
-from shared_data import SHARED_DATA  # noqa: E402
+from shared_data import SHARED_DATA, define_path_flag, require  # noqa: E402
 
 from bert_tf.checkpoints import config_beside  # noqa: E402
 from bert_tf.tasks import runner  # noqa: E402
@@ -37,6 +37,7 @@ from bert_tf.tasks.run_options import RunOptions  # noqa: E402
 from bert_tf.tasks.token_features import FEATURE_LAYERS  # noqa: E402
 from round_robin import define_choices_flag  # noqa: E402
 
+CONLL = SHARED_DATA / "conll2003"
 
 FLAGS = flags.FLAGS
 flags.DEFINE_integer("train_sentences", 4000, "First sentences of eng.train to train on "
@@ -47,13 +48,13 @@ flags.DEFINE_integer("batch_size", 32, "Training batch size.")
 flags.DEFINE_integer("max_seq_length", 64, "Tokens per window.")
 flags.DEFINE_integer("lstm_units", 768, "Units per LSTM direction (the paper: 768).")
 define_choices_flag("feature_layers", FEATURE_LAYERS, FEATURE_LAYERS, "The rows to run.")
-flags.DEFINE_string("model_dir", os.path.join(SHARED_DATA, "models", "all-MiniLM-L6-v2"),
-                    "HuggingFace folder of the pretrained weights.")
+define_path_flag("model_dir", SHARED_DATA / "models" / "all-MiniLM-L6-v2",
+                 "HuggingFace folder of the pretrained weights.")
 
 
 def subset_data_dir(folder):
     """A CoNLL folder in `folder`: the first `--train_sentences` of eng.train, all of testa/testb."""
-    source = os.path.join(SHARED_DATA, "conll2003")
+    source = str(CONLL)
     kept, sentences, previous_blank = [], 0, True
     with open(os.path.join(source, "eng.train")) as f:
         for line in f:
@@ -100,6 +101,7 @@ def run_row(feature_layers, data_dir, output_dir):
 
 def main(argv):
     del argv
+    require(CONLL)
     rows = []
     with tempfile.TemporaryDirectory(prefix="ner_features_") as work:
         data_dir = os.path.join(work, "data")

@@ -28,7 +28,7 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
-from shared_data import SHARED_DATA  # noqa: E402
+from shared_data import SHARED_DATA, path_argument  # noqa: E402
 
 CPU, WALL = time.process_time, time.perf_counter
 SPENT = collections.defaultdict(lambda: [0.0, 0.0])  # phase -> [CPU s, wall s]
@@ -68,8 +68,9 @@ def _report(title, names):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--input_file", default=str(SHARED_DATA / "corpus" / "gutenberg_pretrain.txt"))
-    parser.add_argument("--vocab_file",
+    parser.add_argument("--input_file", type=path_argument,
+                        default=str(SHARED_DATA / "corpus" / "gutenberg_pretrain.txt"))
+    parser.add_argument("--vocab_file", type=path_argument,
                         default=str(SHARED_DATA / "vocab" / "bert-base-uncased-vocab.txt"))
     parser.add_argument("--input_copies", type=int, default=1)
     parser.add_argument("--num_workers", type=int, default=2)

@@ -40,7 +40,7 @@ import psutil
 
 from timing_table import BenchRun, TimedRow, markdown_table
 
-from shared_data import SHARED_DATA
+from shared_data import SHARED_DATA, path_argument
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 _LOG_TIME = re.compile(r"^[IWE](\d{4}) (\d\d:\d\d:\d\d\.\d+) ", re.M)
@@ -120,8 +120,9 @@ def main():
     parser.add_argument("--peer_python",
                         help="python of a venv with tf-models-official installed (the peer "
                              "runs only with it)")
-    parser.add_argument("--input_file", default=str(SHARED_DATA / "corpus" / "gutenberg_pretrain.txt"))
-    parser.add_argument("--vocab_file",
+    parser.add_argument("--input_file", type=path_argument,
+                        default=str(SHARED_DATA / "corpus" / "gutenberg_pretrain.txt"))
+    parser.add_argument("--vocab_file", type=path_argument,
                         default=str(SHARED_DATA / "vocab" / "bert-base-uncased-vocab.txt"))
     parser.add_argument("--dupe_factor", type=int, default=5)
     parser.add_argument("--max_seq_length", type=int, default=128)

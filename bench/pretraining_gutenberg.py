@@ -28,7 +28,7 @@ import sys
 import tempfile
 import time
 
-from shared_data import SHARED_DATA
+from shared_data import SHARED_DATA, require
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
@@ -49,6 +49,8 @@ from bert_tf.tasks.pretraining_objective import pretraining_objective  # noqa: E
 from bert_tf.training.trainer import Trainer  # noqa: E402
 from round_robin import define_choices_flag  # noqa: E402
 
+CORPUS = SHARED_DATA / "corpus" / "gutenberg_pretrain.txt"
+VOCAB = SHARED_DATA / "vocab" / "bert-base-uncased-vocab.txt"
 
 FLAGS = flags.FLAGS
 flags.DEFINE_enum("size", "mini", list(NAMED_SIZES), "Named model size.")
@@ -64,11 +66,10 @@ define_choices_flag("implementations", ["ours", "keras_hub"], ["ours", "keras_hu
 
 def make_records(folder):
     """Splits the corpus by document and writes train / held-out records."""
-    text = (SHARED_DATA / "corpus" / "gutenberg_pretrain.txt").read_text(encoding="utf-8")
+    text = CORPUS.read_text(encoding="utf-8")
     documents = [d for d in text.split("\n\n") if d.strip()]
     parts = {"train": [d for i, d in enumerate(documents) if i % 20],
              "heldout": [d for i, d in enumerate(documents) if i % 20 == 0]}
-    vocab = str(SHARED_DATA / "vocab" / "bert-base-uncased-vocab.txt")
     records = {}
     for name, docs in parts.items():
         source = os.path.join(folder, f"{name}.txt")
@@ -77,7 +78,7 @@ def make_records(folder):
         records[name] = os.path.join(folder, f"{name}.tfrecord")
         options = PretrainingDataOptions(max_seq_length=128, max_predictions_per_seq=20,
                                          dupe_factor=FLAGS.dupe_factor if name == "train" else 1)
-        create_exact([source], [records[name]], vocab, options)
+        create_exact([source], [records[name]], str(VOCAB), options)
     return records
 
 
@@ -124,6 +125,7 @@ def train_keras_hub(config, records, report):
 
 def main(argv):
     del argv
+    require(CORPUS, VOCAB)
     start = time.time()
     config = BertConfig.named(FLAGS.size, max_position_embeddings=128)
     with tempfile.TemporaryDirectory() as folder:

@@ -20,7 +20,7 @@ import sys
 import tempfile
 import time
 
-from shared_data import GOLDEN_RECORDS
+from shared_data import GOLDEN_RECORDS, require
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
@@ -49,6 +49,7 @@ flags.DEFINE_bool("jit_compile", True, "XLA-compile the per-replica step.")
 
 def main(argv):
     del argv
+    require(GOLDEN_RECORDS)
     # No dropout: the point is whether the model can fit its data.
     config = BertConfig.named(FLAGS.size, hidden_dropout_prob=0.0,
                               attention_probs_dropout_prob=0.0)

@@ -27,7 +27,7 @@ import sys
 import tempfile
 import time
 
-from shared_data import GOLDEN_RECORDS as RECORDS
+from shared_data import GOLDEN_RECORDS as RECORDS, require
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
@@ -93,6 +93,7 @@ def work_call():
         batch = random_batch(rng)
         return lambda: forward(batch).numpy()
     if FLAGS.work == "pretraining":
+        require(RECORDS)
         dataset = readers.pretraining_dataset(str(RECORDS), 128, 20, 32, is_training=False)
         batch = next(iter(dataset.repeat()))
         return training_call(BertPretrainer(BertConfig.named(FLAGS.size)),

@@ -24,7 +24,7 @@ import pathlib
 import sys
 import tempfile
 
-from shared_data import SHARED_DATA
+from shared_data import SHARED_DATA, define_path_flag
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
@@ -43,10 +43,10 @@ from round_robin import define_threads_flag, time_round_robin, use_threads  # no
 from timing_table import load_average, summarize  # noqa: E402
 
 FLAGS = flags.FLAGS
-flags.DEFINE_string("model_dir", str(SHARED_DATA / "models" / "all-MiniLM-L6-v2"),
-                    "HuggingFace BERT folder (safetensors, config.json, vocab.txt).")
-flags.DEFINE_string("sentences", str(SHARED_DATA / "glue" / "SST-2" / "dev.tsv"),
-                    "TSV with a header whose first column is the text.")
+define_path_flag("model_dir", SHARED_DATA / "models" / "all-MiniLM-L6-v2",
+                 "HuggingFace BERT folder (safetensors, config.json, vocab.txt).")
+define_path_flag("sentences", SHARED_DATA / "glue" / "SST-2" / "dev.tsv",
+                 "TSV with a header whose first column is the text.")
 flags.DEFINE_integer("max_seq_length", 128, "Length the exports pack texts to.")
 flags.DEFINE_list("batch_sizes", ["1", "32"], "Sentences per call.")
 flags.register_validator("batch_sizes", lambda sizes: all(s.isdigit() and int(s) for s in sizes),

@@ -34,6 +34,7 @@ import transformers  # noqa: E402
 from transformers.data.processors import squad as hf_squad  # noqa: E402
 
 import round_robin  # noqa: E402
+import shared_data  # noqa: E402
 import squad_parity  # noqa: E402
 import timing_table  # noqa: E402
 from bert_tf.tasks import squad_data, squad_features  # noqa: E402
@@ -45,6 +46,7 @@ def main():
     parser.add_argument("--set", default="dev-v1.1")
     parser.add_argument("--iterations", type=int, default=1)
     args = parser.parse_args()
+    shared_data.require(squad_parity.VOCAB, squad_parity.squad_file(args.set))
     transformers.logging.set_verbosity_error()
     content, version_2 = squad_parity.squad_subset(args.set)
     with tempfile.TemporaryDirectory() as folder:

@@ -35,7 +35,7 @@ import sys
 import tempfile
 import time
 
-from shared_data import SHARED_DATA
+from shared_data import SHARED_DATA, require
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("TQDM_DISABLE", "1")
@@ -61,9 +61,14 @@ class OriginalJoinBertTokenizer(transformers.BertTokenizer):
         return " ".join(tokens).replace(" ##", "").replace("##", "").strip()
 
 
+def squad_file(name):
+    """The SQuAD file `name` (dev-v1.1, dev-v2.0, train-v1.1) in the shared data."""
+    return SHARED_DATA / "squad" / f"{name}.json.gz"
+
+
 def squad_subset(name, max_questions=None):
-    """(parsed JSON of ../shared/data/squad/NAME.json.gz cut to its first questions, version 2?)."""
-    with gzip.open(SHARED_DATA / "squad" / f"{name}.json.gz", "rt", encoding="utf-8") as f:
+    """(parsed JSON of `squad_file(name)` cut to its first questions, version 2?)."""
+    with gzip.open(squad_file(name), "rt", encoding="utf-8") as f:
         content = json.load(f)
     if max_questions is not None:
         articles, left = [], max_questions
@@ -234,6 +239,7 @@ def main():
     parser.add_argument("--max_questions", type=int, default=None)
     parser.add_argument("--sets", default="dev-v1.1,dev-v2.0")
     args = parser.parse_args()
+    require(VOCAB, *map(squad_file, args.sets.split(",")))
     transformers.logging.set_verbosity_error()
     for name in args.sets.split(","):
         content, version_2 = squad_subset(name, args.max_questions)

@@ -28,7 +28,7 @@ from bert_tf.training.optimization import (NO_DECAY_NAMES, create_optimizer,
                                            learning_rate_schedule)
 from bert_tf.training.trainer import Trainer
 import hf_recipe
-from shared_data import GOLDEN_RECORDS as RECORDS
+from shared_data import GOLDEN_RECORDS as RECORDS, require
 
 SEQ_LENGTH, PREDICTIONS = 128, 20
 
@@ -38,6 +38,7 @@ def pretraining_batch(batch_size, records=RECORDS):
 
     A file of fewer records is read again from its start.
     """
+    require(records)
     dataset = readers.pretraining_dataset(str(records), SEQ_LENGTH, PREDICTIONS, batch_size,
                                           is_training=False)
     return {name: value.numpy() for name, value in next(iter(dataset.repeat())).items()}

@@ -30,6 +30,7 @@ import transformers  # noqa: E402
 
 import tokenization_corpora  # noqa: E402
 from bert_tf.tokenization import BertTokenizerLayer, FullTokenizer  # noqa: E402
+from shared_data import require  # noqa: E402
 from tokenization_support import graph_ids, hf_deviates, hf_pieces  # noqa: E402
 
 VOCAB = tokenization_corpora.SHARED_DATA / "vocab" / "bert-base-uncased-vocab.txt"
@@ -62,6 +63,7 @@ def main():
     parser.add_argument("--cased", action="store_true", help="do_lower_case=False")
     parser.add_argument("--every", type=int, default=1, help="take every N-th text")
     args = parser.parse_args()
+    require(VOCAB)
     lower = not args.cased
     reference = FullTokenizer(str(VOCAB), do_lower_case=lower)
     layer = BertTokenizerLayer(str(VOCAB), do_lower_case=lower)

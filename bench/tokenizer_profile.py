@@ -25,6 +25,7 @@ import tensorflow as tf  # noqa: E402
 
 import tokenization_corpora  # noqa: E402
 from bert_tf.tokenization import BertTokenizerLayer  # noqa: E402
+from shared_data import require  # noqa: E402
 
 VOCAB = str(tokenization_corpora.SHARED_DATA / "vocab" / "bert-base-uncased-vocab.txt")
 BATCH = 1000
@@ -61,6 +62,7 @@ def main():
     parser.add_argument("--top", type=int, default=12)
     parser.add_argument("--passes", type=int, default=3)
     args = parser.parse_args()
+    require(VOCAB)
     corpora = {
         "gutenberg": tokenization_corpora.text_lines("gutenberg_pretrain.txt")[:args.lines],
         "squad dev": tokenization_corpora.squad_texts("dev-v1.1")[:args.lines],

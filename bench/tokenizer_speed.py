@@ -35,6 +35,7 @@ import transformers  # noqa: E402
 import tokenization_corpora  # noqa: E402
 from bert_tf.tokenization import BertTokenizerLayer, FullTokenizer  # noqa: E402
 from round_robin import time_round_robin  # noqa: E402
+from shared_data import require  # noqa: E402
 from timing_table import BenchRun, TimedRow, markdown_table  # noqa: E402
 
 VOCAB = str(tokenization_corpora.SHARED_DATA / "vocab" / "bert-base-uncased-vocab.txt")
@@ -110,6 +111,7 @@ def agreement(outputs, to_ids):
 
 def main(argv):
     del argv
+    require(VOCAB)
     corpora = {
         "gutenberg": tokenization_corpora.text_lines("gutenberg_pretrain.txt")[:FLAGS.lines],
         "squad dev": tokenization_corpora.squad_texts("dev-v1.1")[:FLAGS.lines],
