@@ -44,8 +44,10 @@ from absl import app, flags  # noqa: E402
 import numpy as np  # noqa: E402
 import bert_tf  # noqa: E402,F401  (before TensorFlow: oneDNN on, as for the runners)
 import tensorflow as tf  # noqa: E402
-import torch  # noqa: E402
-import transformers  # noqa: E402
+import peers  # noqa: E402
+with peers.needed():
+    import torch
+    import transformers
 
 from bert_tf.config import NAMED_SIZES, BertConfig  # noqa: E402
 from bert_tf.modeling import BertEncoder  # noqa: E402
@@ -63,6 +65,7 @@ IMPLEMENTATIONS = ("ours", "keras_hub", "hf")
 FLAGS = flags.FLAGS
 define_choices_flag("sizes", ["mini", "small", "base"], NAMED_SIZES, "Named model sizes to time.")
 define_choices_flag("implementations", IMPLEMENTATIONS, IMPLEMENTATIONS, "Which encoders to time.")
+peers.check_flag("implementations", {"keras_hub": ("keras_hub",)})
 flags.DEFINE_integer("batch_size", 32, "Sequences per forward pass.", lower_bound=1)
 flags.DEFINE_integer("seq_length", 128, "Tokens per sequence.", lower_bound=1, upper_bound=512)
 flags.DEFINE_integer("iterations", 3, "Timed forward passes per implementation.", lower_bound=1)

@@ -36,7 +36,7 @@ from bert_tf.tasks.model_files import ModelFiles  # noqa: E402
 from bert_tf.tasks.run_options import RunOptions  # noqa: E402
 from bert_tf.tasks.task import RunContext  # noqa: E402
 from bert_tf.training.distribution import get_strategy  # noqa: E402
-import hf_recipe  # noqa: E402  (bench/ is on sys.path: this script's folder)
+import peers  # noqa: E402  (bench/ is on sys.path: this script's folder)
 from round_robin import define_choices_flag  # noqa: E402
 
 FOLDERS = {"sst-2": "SST-2", "mrpc": "MRPC", "rte": "RTE", "sts-b": "STS-B", "cola": "CoLA"}
@@ -46,6 +46,7 @@ FLAGS = flags.FLAGS
 define_choices_flag("tasks", list(FOLDERS), list(FOLDERS), "GLUE tasks to run.")
 define_choices_flag("compare", ["sst-2", "mrpc"], list(FOLDERS), "Tasks also run with HF "
                     "transformers.")
+peers.check_flag("compare", {task: peers.HUGGINGFACE for task in FOLDERS})
 flags.DEFINE_integer("train_examples", 2000, "Training subset size (0: all).")
 flags.DEFINE_float("epochs", 3.0, "Training epochs.")
 flags.DEFINE_float("learning_rate", 5e-5, "Peak learning rate.")
@@ -101,6 +102,7 @@ def run_ours(task, order, dev, output_dir):
 
 
 def run_hf(task, order, dev, initial_head):
+    import hf_recipe
     import torch
     import transformers
     transformers.logging.set_verbosity_error()

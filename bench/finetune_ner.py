@@ -43,7 +43,7 @@ from bert_tf.tasks.run_options import RunOptions  # noqa: E402
 from bert_tf.tasks.tagging_features import predicted_tags  # noqa: E402
 from bert_tf.tasks.task import RunContext  # noqa: E402
 from bert_tf.training.distribution import get_strategy  # noqa: E402
-import hf_recipe  # noqa: E402  (bench/ is on sys.path: this script's folder)
+import peers  # noqa: E402  (bench/ is on sys.path: this script's folder)
 from round_robin import define_choices_flag  # noqa: E402
 
 
@@ -60,6 +60,7 @@ flags.DEFINE_integer("seed", 12345, "Seed of the order.")
 define_choices_flag("implementations", IMPLEMENTATIONS, IMPLEMENTATIONS, "Which to train: "
                     "bert_tf, hf (HF starts from bert_tf's initial classifier weights either "
                     "way).")
+peers.check_flag("implementations", {"hf": peers.HUGGINGFACE})
 flags.DEFINE_enum("mixed_precision", "float32", ["float32", "mixed_bfloat16"],
                   "bert_tf's dtype policy (HF always trains in float32).")
 define_path_flag("model_dir", SHARED_DATA / "models" / "all-MiniLM-L6-v2",
@@ -113,6 +114,7 @@ def run_ours(task, order, evaluation_splits, output_dir):
 
 
 def run_hf(task, order, evaluation_splits, initial_head):
+    import hf_recipe
     import torch
     import transformers
     transformers.logging.set_verbosity_error()

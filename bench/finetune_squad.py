@@ -50,7 +50,7 @@ from bert_tf.tasks.squad_data import load_squad_json  # noqa: E402
 from bert_tf.tasks.squad_features import feature_columns  # noqa: E402
 from bert_tf.tasks.task import RunContext  # noqa: E402
 from bert_tf.training.distribution import get_strategy  # noqa: E402
-import hf_recipe  # noqa: E402  (bench/ is on sys.path: this script's folder)
+import peers  # noqa: E402  (bench/ is on sys.path: this script's folder)
 
 
 FLAGS = flags.FLAGS
@@ -60,6 +60,7 @@ def define_flags():
     """The command line (defined only when run as a script, so tests can import the module)."""
     flags.DEFINE_enum("squad_version", "1.1", ["1.1", "2.0"], "SQuAD version (see the docstring).")
     flags.DEFINE_bool("compare_hf", True, "Also train HF transformers on the same batches.")
+    peers.check_flag("compare_hf", {True: peers.HUGGINGFACE})
     flags.DEFINE_integer("train_questions", 1150, "Training questions (seeded subset).")
     flags.DEFINE_integer("dev_questions", 1000, "Dev questions scored (seeded subset; 0: all).")
     flags.DEFINE_float("epochs", 1.0, "Epochs over the training windows.")
@@ -214,6 +215,8 @@ def _hf_inputs(columns, rows):
 
 def run_hf(task, order, dev, recipe, initial_head, model_dir):
     """Trains HF on the same batches; returns (eval results, train seconds, initial logits)."""
+    import hf_recipe
+
     model = hf_model(model_dir, initial_head, recipe.seed)
     length = task.options.max_seq_length
     dev_columns = feature_columns(dev.features, length, False)

@@ -44,8 +44,10 @@ sys.path.insert(0, str(REPO))
 
 from absl import app, flags  # noqa: E402
 import numpy as np  # noqa: E402
-import torch  # noqa: E402
-import transformers  # noqa: E402
+import peers  # noqa: E402
+with peers.needed():
+    import torch
+    import transformers
 
 from bert_tf.checkpoints import config_beside  # noqa: E402
 from bert_tf.tasks import runner  # noqa: E402

@@ -62,8 +62,10 @@ from absl import app, flags  # noqa: E402
 import bert_tf  # noqa: E402,F401
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
-import torch  # noqa: E402
-import transformers  # noqa: E402
+import peers  # noqa: E402
+with peers.needed():
+    import torch
+    import transformers
 
 from bert_tf.config import NAMED_SIZES, BertConfig  # noqa: E402
 from bert_tf.modeling.classifier import build_classifier  # noqa: E402

@@ -9,8 +9,11 @@ implementations, not recipes.
 
 import time
 
-import torch
-import transformers
+import peers
+
+with peers.needed():
+    import torch
+    import transformers
 
 
 def adamw(model, learning_rate, fused=None):

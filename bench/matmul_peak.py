@@ -30,7 +30,11 @@ from typing import NamedTuple, Sequence
 from absl import flags
 import numpy as np
 import tensorflow as tf
-import torch
+
+import peers
+
+with peers.needed():
+    import torch
 
 # The frameworks of a CPU peak, by dtype; on a GPU: GPU_FRAMEWORKS in GPU_DTYPES.
 FRAMEWORKS = {"float32": ("tensorflow", "torch", "numpy"), "bfloat16": ("tensorflow", "torch")}
@@ -108,7 +112,8 @@ def measure(dtype: str, sizes: Sequence[int] = (2048, 4096), repeats: int = 3,
                          f"{', '.join(GPU_FRAMEWORKS)}")
     frameworks = tuple(gpu_frameworks) or FRAMEWORKS[dtype]
     if "numpy" in frameworks:
-        import threadpoolctl  # here: GPU machines may lack it
+        with peers.needed():
+            import threadpoolctl  # here: GPU machines may lack it
         limits = threadpoolctl.threadpool_limits(limits=threads, user_api="blas")
     else:
         limits = contextlib.nullcontext()

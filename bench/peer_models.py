@@ -6,7 +6,10 @@ is imported where a backbone is built, so a bench that times HuggingFace
 alone (the GPU bench) runs where keras-hub is not installed.
 """
 
-import transformers
+import peers
+
+with peers.needed():
+    import transformers
 
 
 def hf_bert_config(config, **more):

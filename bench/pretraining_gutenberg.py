@@ -36,7 +36,6 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 from absl import app, flags  # noqa: E402
 import bert_tf  # noqa: E402,F401  (before TensorFlow: oneDNN on, as for the runners)
 import keras  # noqa: E402
-import keras_hub  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 from bert_tf.config import NAMED_SIZES, BertConfig  # noqa: E402
@@ -47,6 +46,7 @@ from bert_tf.training.optimization import create_optimizer  # noqa: E402
 from bert_tf.tasks.pretraining_inputs import pretraining_dataset_fn  # noqa: E402
 from bert_tf.tasks.pretraining_objective import pretraining_objective  # noqa: E402
 from bert_tf.training.trainer import Trainer  # noqa: E402
+import peers  # noqa: E402
 from round_robin import define_choices_flag  # noqa: E402
 
 CORPUS = SHARED_DATA / "corpus" / "gutenberg_pretrain.txt"
@@ -62,6 +62,7 @@ flags.DEFINE_float("learning_rate", 5e-4, "Peak learning rate; warmup is 10% of 
 flags.DEFINE_integer("dupe_factor", 2, "Maskings of the training text.")
 define_choices_flag("implementations", ["ours", "keras_hub"], ["ours", "keras_hub"],
                     "Which to train.")
+peers.check_flag("implementations", {"keras_hub": ("keras_hub",)})
 
 
 def make_records(folder):
@@ -103,6 +104,8 @@ def _keras_hub_inputs(batch):
 
 
 def train_keras_hub(config, records, report):
+    import keras_hub
+
     backbone = keras_hub.models.BertBackbone(
         vocabulary_size=config.vocab_size, num_layers=config.num_hidden_layers,
         num_heads=config.num_attention_heads, hidden_dim=config.hidden_size,

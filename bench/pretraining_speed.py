@@ -47,10 +47,11 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 from absl import app, flags  # noqa: E402
 import bert_tf  # noqa: E402,F401  (before TensorFlow: oneDNN on, as for the runners)
 import keras  # noqa: E402
-import keras_hub  # noqa: E402
 import numpy as np  # noqa: E402
-import torch  # noqa: E402
-import transformers  # noqa: E402
+import peers  # noqa: E402
+with peers.needed():
+    import torch
+    import transformers
 
 from bert_tf.config import NAMED_SIZES, BertConfig  # noqa: E402
 from bert_tf.modeling.pretrainer import BertPretrainer  # noqa: E402
@@ -69,6 +70,7 @@ IMPLEMENTATIONS = ("ours", "hf", "hf_all_positions", "keras_hub")
 FLAGS = flags.FLAGS
 define_choices_flag("sizes", ["mini", "small"], NAMED_SIZES, "Named model sizes to time.")
 define_choices_flag("implementations", IMPLEMENTATIONS, IMPLEMENTATIONS, "Which trainers to time.")
+peers.check_flag("implementations", {"keras_hub": ("keras_hub",)})
 flags.DEFINE_integer("batch_size", 32, "Sequences per step.", lower_bound=1)
 flags.DEFINE_integer("iterations", 5, "Timed steps per implementation.", lower_bound=1)
 flags.DEFINE_integer("warmup", 2, "Untimed steps first (tracing, XLA).", lower_bound=1)
@@ -129,6 +131,8 @@ def keras_hub_runners(config, batch):
 
 def keras_hub_pretrainer(config):
     """keras-hub's `BertBackbone`, its `MaskedLMHead` on the masked positions, an NSP layer."""
+    import keras_hub
+
     backbone = keras_hub_backbone(config)
     inputs = {**backbone.input,
               "mask_positions": keras.Input((None,), dtype="int32", name="mask_positions")}

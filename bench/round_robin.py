@@ -10,7 +10,8 @@ cores.
 
 The benchmarks also share their run set-up from here: the `--threads` flag,
 giving TensorFlow and PyTorch the same thread count, and checked list flags
-(`--sizes`, `--implementations`).
+(`--sizes`, `--implementations`). PyTorch is imported only to set its
+threads, so a bench using just the timing or the flags runs without it.
 """
 
 import os
@@ -19,8 +20,8 @@ from typing import Callable, Dict, Hashable, Tuple
 
 from absl import flags
 import tensorflow as tf
-import torch
 
+import peers
 from timing_table import Samples
 
 
@@ -39,6 +40,8 @@ def define_choices_flag(name, default, choices, help_text):
 
 def use_threads(threads: int) -> None:
     """Gives TensorFlow's intra-op pool and PyTorch the same number of threads."""
+    with peers.needed():
+        import torch
     tf.config.threading.set_intra_op_parallelism_threads(threads)
     torch.set_num_threads(threads)
 

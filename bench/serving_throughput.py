@@ -33,8 +33,10 @@ import bert_tf  # noqa: E402,F401  (before TensorFlow: oneDNN on, as for the run
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
-import torch  # noqa: E402
-import transformers  # noqa: E402
+import peers  # noqa: E402
+with peers.needed():
+    import torch
+    import transformers
 
 from bert_tf import serving  # noqa: E402
 from bert_tf.checkpoints import config_beside, restore  # noqa: E402

@@ -30,8 +30,10 @@ sys.path.insert(0, str(REPO / "bench"))
 import dataclasses  # noqa: E402
 import json  # noqa: E402
 
-import transformers  # noqa: E402
-from transformers.data.processors import squad as hf_squad  # noqa: E402
+import peers  # noqa: E402
+with peers.needed():
+    import transformers
+    from transformers.data.processors import squad as hf_squad
 
 import round_robin  # noqa: E402
 import shared_data  # noqa: E402

@@ -43,9 +43,11 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 import numpy as np  # noqa: E402
-import transformers  # noqa: E402
-from transformers.data.metrics import squad_metrics  # noqa: E402
-from transformers.data.processors import squad as hf_squad  # noqa: E402
+import peers  # noqa: E402
+with peers.needed():
+    import transformers
+    from transformers.data.metrics import squad_metrics
+    from transformers.data.processors import squad as hf_squad
 
 from bert_tf.tasks import squad_data, squad_features, squad_postprocessing  # noqa: E402
 from bert_tf.tokenization import FullTokenizer  # noqa: E402

@@ -19,7 +19,11 @@ import tempfile
 
 import keras
 import tensorflow as tf
-import torch
+
+import peers
+
+with peers.needed():
+    import torch
 
 from bert_tf.data import readers
 from bert_tf.tasks.losses import classification_objective

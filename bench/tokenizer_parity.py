@@ -26,7 +26,9 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 REPO = pathlib.Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO), str(REPO / "tests" / "tokenization")]
 
-import transformers  # noqa: E402
+import peers  # noqa: E402
+with peers.needed():
+    import transformers
 
 import tokenization_corpora  # noqa: E402
 from bert_tf.tokenization import BertTokenizerLayer, FullTokenizer  # noqa: E402

@@ -29,8 +29,10 @@ from absl import app, flags  # noqa: E402
 import bert_tf  # noqa: E402,F401  (before TensorFlow: oneDNN on, as for the runners)
 import tensorflow as tf  # noqa: E402
 import tensorflow_text as tf_text  # noqa: E402
-import tokenizers  # noqa: E402
-import transformers  # noqa: E402
+import peers  # noqa: E402
+with peers.needed():
+    import tokenizers
+    import transformers
 
 import tokenization_corpora  # noqa: E402
 from bert_tf.tokenization import BertTokenizerLayer, FullTokenizer  # noqa: E402
