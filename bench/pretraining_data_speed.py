@@ -99,6 +99,12 @@ def _run(command, env):
     return wall, cpu, peak, text
 
 
+def _has_model_garden(python):
+    """Whether `python` finds TF Model Garden's package, without importing it (or TensorFlow)."""
+    probe = "import importlib.util, sys; sys.exit(importlib.util.find_spec('official') is None)"
+    return subprocess.run([python, "-c", probe], check=False).returncode == 0
+
+
 def _commands(args, outputs):
     common = [f"--input_file={args.input_file}", f"--vocab_file={args.vocab_file}",
               "--do_lower_case=True", f"--max_seq_length={args.max_seq_length}",
@@ -137,6 +143,10 @@ def main():
     if args.peer_python and not shutil.which(args.peer_python):
         parser.error(f"--peer_python={args.peer_python}: no such program (the python of a venv "
                      "set up as this script's docstring says)")
+    if args.peer_python and not _has_model_garden(args.peer_python):
+        parser.error(f"--peer_python={args.peer_python}: has no TF Model Garden (no module "
+                     "'official'); install tf-models-official there as this script's docstring "
+                     "says")
 
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="")
     env["PYTHONPATH"] = str(REPO)
