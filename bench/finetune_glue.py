@@ -170,8 +170,9 @@ def print_table(rows):
           "| seq/s |")
     print("|---|---|---|---|---|---|---|")
     for name, size, length, impl, results, seconds, sequences in rows:
-        metrics = ", ".join(f"{k[5:]} {100 * v:.1f}" for k, v in sorted(results.items())
-                            if k != "eval_loss")
+        metrics = ", ".join(f"{k.removeprefix('eval_')} {100 * v:.1f}"
+                            for k, v in sorted(results.items())
+                            if k.startswith("eval_") and k != "eval_loss")
         print(f"| {name} | {size} | {length} | {impl} | {metrics} | {seconds:.0f} s | "
               f"{sequences / seconds:.1f} |")
 
