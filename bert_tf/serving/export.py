@@ -7,6 +7,7 @@ tensorflow_text`, whose ops the tokenizer uses) and passes nothing but text.
 The graphs hold no XLA-compiled function unless `jit_compile` asks for one.
 """
 
+import errno
 import os
 import tempfile
 
@@ -196,7 +197,8 @@ def _save(module, export_dir):
     it had set aside is put back first.
 
     Raises:
-        OSError: "cannot write EXPORT_DIR: reason" (a full disk, a read-only folder).
+        OSError: "cannot write EXPORT_DIR: reason" (a full disk, a read-only folder,
+            another export to the same folder swapped in first).
     """
     _restore_set_aside(export_dir)
     remove_left_behind(export_dir)
@@ -218,9 +220,13 @@ def _save(module, export_dir):
             os.replace(export_dir, replaced)
         try:
             os.replace(staging, export_dir)
-        except BaseException:
+        except BaseException as error:
             if os.path.exists(replaced) and not os.path.exists(export_dir):
                 os.replace(replaced, export_dir)
+            if isinstance(error, OSError) and error.errno in (errno.ENOTEMPTY, errno.EEXIST):
+                raise OSError(f"cannot write {export_dir}: another export put its SavedModel "
+                              "there while this one was saving; that one is kept, this one "
+                              "is discarded") from None
             raise
     finally:
         discard(staging)

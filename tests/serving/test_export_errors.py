@@ -127,6 +127,26 @@ def test_an_export_interrupted_at_the_swap_keeps_the_old_one(classifier_folder, 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["served"]
 
 
+def test_an_export_beaten_to_the_folder_by_another_is_named_and_keeps_the_other(
+        classifier_folder, an_export, tmp_path, monkeypatch):
+    served, staging = str(tmp_path / "served"), f"{tmp_path / 'served'}.tmp-{os.getpid()}"
+    real_replace = os.replace
+
+    def other_export_first(source, target):
+        if str(source) == staging:  # another process's export lands just before this one's
+            _placed(an_export, target)
+            (tmp_path / "served" / "assets" / "mark").write_text("the other export")
+        real_replace(source, target)
+
+    monkeypatch.setattr(os, "replace", other_export_first)
+    with pytest.raises(OSError, match=rf"^cannot write {served}: another export put its "
+                                      "SavedModel there while this one was saving; that one "
+                                      "is kept, this one is discarded$"):
+        serving.export("encoder", classifier_folder[0], served, max_seq_length=16)
+    assert (tmp_path / "served" / "assets" / "mark").read_text() == "the other export"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["served"]  # nothing left beside it
+
+
 def test_an_export_on_a_full_disk_is_named_and_keeps_the_old_one(classifier_folder, an_export,
                                                                  tmp_path):
     served = _placed(an_export, tmp_path / "served")
