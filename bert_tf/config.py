@@ -19,15 +19,6 @@ from bert_tf.atomic_files import write_text
 # approximation; "gelu_exact" is the erf form that HuggingFace calls "gelu".
 SUPPORTED_ACTIVATIONS = ("gelu", "gelu_exact", "relu", "tanh", "swish")
 
-# HuggingFace's `BertConfig` defaults: what a key missing from its
-# `config.json` means there.
-_HF_DEFAULTS = {
-    "vocab_size": 30522, "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
-    "intermediate_size": 3072, "hidden_act": "gelu", "hidden_dropout_prob": 0.1,
-    "attention_probs_dropout_prob": 0.1, "max_position_embeddings": 512, "type_vocab_size": 2,
-    "initializer_range": 0.02,
-}
-
 # HuggingFace `hidden_act` spelling -> ours (same function, other name).
 _HF_ACTIVATIONS = {
     "gelu": "gelu_exact",
@@ -70,6 +61,22 @@ _MISSPELLING_CUTOFF = 0.85
 
 class ConfigError(ValueError):
     """A `bert_config.json` (or a named size) that cannot describe a model."""
+
+
+def _refuse_keras_object(values, path):
+    """Refuses a Keras object's saved config: a keras-hub preset's `config.json`.
+
+    keras-hub saves `{"module": ..., "class_name": "BertBackbone", "config":
+    {"num_layers": ..., ...}}` under the very name of HuggingFace's file,
+    and its weights in a layout of its own (`model.weights.h5`).
+    """
+    if isinstance(values.get("config"), dict) and "class_name" in values:
+        raise ConfigError(
+            f"{path}: the saved config of a Keras object "
+            f"({values.get('registered_name') or values['class_name']}), as a keras-hub preset "
+            "holds, not a bert_config.json nor a HuggingFace config.json; bert_tf does not "
+            "read keras-hub presets: use the model's original release (bert_model.ckpt, "
+            "bert_config.json, vocab.txt) or its HuggingFace folder")
 
 
 # `run_pretraining.py --causal` marks its model `"causal": true` (an extra key, which the
@@ -261,6 +268,7 @@ class BertConfig:
             raise ConfigError(f"{path}: not valid JSON ({e})") from e
         if not isinstance(values, dict):
             raise ConfigError(f"{path}: expected a JSON object, got {type(values).__name__}")
+        _refuse_keras_object(values, path)
         if huggingface is None:
             huggingface = os.path.basename(path) == "config.json" and "model_type" in values
         if huggingface:
@@ -271,17 +279,20 @@ class BertConfig:
     def from_hf_dict(cls, values, source="HuggingFace config"):
         """Reads a HuggingFace `config.json` of a BertModel.
 
-        Missing keys take HuggingFace's defaults (not the original's: its
-        `type_vocab_size` is 2) and activation names are translated.
+        Activation names are translated. The keys of `REQUIRED_FIELDS` must be
+        there, as in a `bert_config.json` (`save_pretrained` writes them all):
+        HuggingFace would give a missing one its default (12 heads, say), and
+        a file without them is likely not a BERT config at all.
         """
         if values.get("model_type", "bert") != "bert":
             raise ConfigError(f"{source}: model_type {values['model_type']!r} is not BERT; "
                               "bert_tf reads BERT models only")
-        values = dict(_HF_DEFAULTS, **values)
-        act = values.get("hidden_act", "gelu")
-        if act not in _HF_ACTIVATIONS:
-            raise ConfigError(f"{source}: unsupported hidden_act {act!r}")
-        values["hidden_act"] = _HF_ACTIVATIONS[act]
+        values = dict(values)
+        if "hidden_act" in values:  # else refused as missing, by `from_dict`
+            act = values["hidden_act"]
+            if act not in _HF_ACTIVATIONS:
+                raise ConfigError(f"{source}: unsupported hidden_act {act!r}")
+            values["hidden_act"] = _HF_ACTIVATIONS[act]
         # Settings our encoder fixes: refuse rather than compute something else.
         if values.get("layer_norm_eps", 1e-12) != 1e-12:
             raise ConfigError(f"{source}: layer_norm_eps {values['layer_norm_eps']} "

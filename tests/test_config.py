@@ -113,15 +113,14 @@ def test_unrelated_unknown_keys_are_kept(tmp_path):
     assert {k: config.extra[k] for k in extras} == extras
 
 
-def test_huggingface_missing_keys_take_huggingface_defaults():
-    transformers = pytest.importorskip("transformers")
-    hf = transformers.BertConfig()
-    config = BertConfig.from_hf_dict({"hidden_size": 64, "num_attention_heads": 4})
-    assert (config.vocab_size, config.type_vocab_size, config.num_hidden_layers,
-            config.intermediate_size, config.max_position_embeddings) == (
-        hf.vocab_size, hf.type_vocab_size, hf.num_hidden_layers, hf.intermediate_size,
-        hf.max_position_embeddings)
-    assert config.hidden_size == 64
+def test_a_huggingface_config_without_a_size_is_refused(minilm_dir):
+    """HuggingFace would take its default (12 heads): the weights would load, shapes and all,
+    into a model that computes something else."""
+    values = json.loads((minilm_dir / "config.json").read_text())
+    del values["num_attention_heads"]
+    with pytest.raises(ConfigError, match=r"^my/config.json: missing required key "
+                                          r"'num_attention_heads'$"):
+        BertConfig.from_hf_dict(values, "my/config.json")
 
 
 def test_real_huggingface_config_reads(minilm_dir):
@@ -131,8 +130,8 @@ def test_real_huggingface_config_reads(minilm_dir):
 
 
 def test_huggingface_activation_names_are_translated():
-    assert BertConfig.from_hf_dict({"vocab_size": 5, "hidden_act": "gelu"}).hidden_act == "gelu_exact"
-    assert BertConfig.from_hf_dict({"vocab_size": 5, "hidden_act": "gelu_new"}).hidden_act == "gelu"
+    assert BertConfig.from_hf_dict({**RELEASED, "hidden_act": "gelu"}).hidden_act == "gelu_exact"
+    assert BertConfig.from_hf_dict({**RELEASED, "hidden_act": "gelu_new"}).hidden_act == "gelu"
 
 
 def test_huggingface_settings_we_do_not_compute_are_refused():
