@@ -1,12 +1,12 @@
 """Checkpoint formats: the original TF1 release's and HuggingFace safetensors."""
 
+from bert_tf.checkpoints.folders import CHECKPOINT_BASENAME
 from bert_tf.checkpoints.huggingface import load_hf_safetensors
 from bert_tf.checkpoints.load_rules import CheckpointError, LoadReport
 from bert_tf.checkpoints.name_map import POOLER_NAMES, WeightRef, tf1_variable_map
 from bert_tf.checkpoints.restore import (checkpoint_folder, config_beside, is_huggingface,
                                          resolve_config, restore, weights_identity)
 from bert_tf.checkpoints.tf1 import (
-    CHECKPOINT_BASENAME,
     READ_ERRORS,
     export_original,
     load_tf1_checkpoint,

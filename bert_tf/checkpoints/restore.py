@@ -2,7 +2,8 @@
 
 `--init_checkpoint` in every runner may name an original TF1 checkpoint
 (prefix, `.index` or release folder) or a
-HuggingFace safetensors file or folder; `restore` tells them apart.
+HuggingFace safetensors file or folder; `restore` tells them apart (which
+model a folder means: `folders.model_in_folder`).
 """
 
 import hashlib
@@ -10,12 +11,11 @@ import os
 
 import tensorflow as tf
 
-from bert_tf.checkpoints.huggingface import (SAFETENSORS_NAME, SHARD_INDEX_NAME,
-                                             load_hf_safetensors, safetensors_files,
-                                             weights_file)
+from bert_tf.checkpoints.folders import HUGGINGFACE_FILES, model_in_folder
+from bert_tf.checkpoints.huggingface import (SHARD_INDEX_NAME, load_hf_safetensors,
+                                             safetensors_files, weights_file)
 from bert_tf.checkpoints.load_rules import CheckpointError
-from bert_tf.checkpoints.tf1 import (CHECKPOINT_BASENAME, load_tf1_checkpoint,
-                                     resolve_checkpoint_prefix)
+from bert_tf.checkpoints.tf1 import load_tf1_checkpoint, resolve_checkpoint_prefix
 from bert_tf.config import BertConfig
 
 
@@ -25,19 +25,14 @@ def is_huggingface(path):
     A folder with only a `pytorch_model.bin` counts too (to be refused by name).
 
     Raises:
-        CheckpointError: a folder holding both an original checkpoint and
-            HuggingFace weights, which may differ: the path must say which.
+        CheckpointError: a folder holding HuggingFace weights and a TF
+            checkpoint, or two TF models (`folders.model_in_folder`): the
+            path must say which.
     """
     if not os.path.isdir(path):
         return path.endswith((".safetensors", SHARD_INDEX_NAME))
-    huggingface = [name for name in (SAFETENSORS_NAME, SHARD_INDEX_NAME, "pytorch_model.bin")
-                   if os.path.exists(os.path.join(path, name))]
-    if huggingface and os.path.exists(os.path.join(path, CHECKPOINT_BASENAME + ".index")):
-        raise CheckpointError(
-            f"{path}: holds both {CHECKPOINT_BASENAME} and {huggingface[0]}; name the one to "
-            f"use ({os.path.join(path, CHECKPOINT_BASENAME)} or "
-            f"{os.path.join(path, huggingface[0])})")
-    return bool(huggingface)
+    found = model_in_folder(path)
+    return found is not None and os.path.basename(found) in HUGGINGFACE_FILES
 
 
 def checkpoint_folder(path):

@@ -14,11 +14,11 @@ import re
 import tensorflow as tf
 
 from bert_tf.atomic_files import cannot_write, copy_file, temporary_name
+from bert_tf.checkpoints.folders import CHECKPOINT_BASENAME, HUGGINGFACE_FILES, model_in_folder
 from bert_tf.checkpoints.load_rules import (CheckpointError, LoadReport, assign_weights,
                                             check_compatible, check_float_weights)
 from bert_tf.checkpoints.name_map import tf1_variable_map
 
-CHECKPOINT_BASENAME = "bert_model.ckpt"
 # Optimizer slots and counters of the original's training runs: never model weights.
 _TRAINING_SUFFIXES = ("/adam_m", "/adam_v")
 _TRAINING_NAMES = ("global_step",)
@@ -44,6 +44,9 @@ READ_ERRORS = (tf.errors.OpError, IndexError)
 def resolve_checkpoint_prefix(path):
     """Returns the checkpoint prefix for a prefix, one of its files or a folder.
 
+    Which checkpoint a folder means, and which folders are refused as
+    holding two models, is `folders.model_in_folder`'s rule.
+
     >>> resolve_checkpoint_prefix("no/such/bert_model.ckpt.data-00000-of-00001")
     Traceback (most recent call last):
     ...
@@ -52,14 +55,12 @@ def resolve_checkpoint_prefix(path):
     """
     path = _CHECKPOINT_FILE.sub("", path)
     if os.path.isdir(path):
-        candidate = os.path.join(path, CHECKPOINT_BASENAME)
-        if os.path.exists(candidate + ".index"):
-            return candidate
-        latest = tf.train.latest_checkpoint(path)
-        if latest:
-            return latest
-        raise CheckpointError(f"{path}: folder holds no {CHECKPOINT_BASENAME}.index "
-                              f"nor a TensorFlow 'checkpoint' state file{_other_format(path)}")
+        found = model_in_folder(path)
+        if found and os.path.basename(found) not in HUGGINGFACE_FILES:
+            return found
+        raise CheckpointError(f"{path}: folder holds no {CHECKPOINT_BASENAME}.index, no "
+                              "numbered checkpoint (ckpt-N, model.ckpt-N) nor a TensorFlow "
+                              f"'checkpoint' state file{_other_format(path)}")
     if not os.path.exists(path + ".index"):
         raise CheckpointError(f"{path}: no checkpoint found ({path}.index does not "
                               f"exist){_other_format(path)}")

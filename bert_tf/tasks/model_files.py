@@ -20,6 +20,7 @@ import os
 from absl import logging
 
 from bert_tf.checkpoints import CheckpointError, checkpoint_folder, config_beside, resolve_config
+from bert_tf.checkpoints.folders import model_in_folder
 from bert_tf.config import REQUIRED_FIELDS, require_bidirectional, require_segment_pairs
 from bert_tf.errors import UsageError
 from bert_tf.tokenization.vocab import load_vocab, validate_case_matches_checkpoint
@@ -91,6 +92,16 @@ def _warn_if_other_architecture(config, bert_config_file, init_checkpoint):
                         ", ".join(changes))
 
 
+def _check_one_model_in(init_checkpoint):
+    """Refuses, before any work, an `--init_checkpoint` folder that holds two models.
+
+    Which one is meant is for the path to say (`folders.model_in_folder`);
+    the load would refuse the folder only once the data is read.
+    """
+    if init_checkpoint and os.path.isdir(init_checkpoint):
+        model_in_folder(init_checkpoint)
+
+
 def resolve_model_files(bert_config_file=None, vocab_file=None, init_checkpoint=None,
                         do_lower_case=True, max_seq_length=None, needs_vocab=True,
                         causal=False):
@@ -109,6 +120,8 @@ def resolve_model_files(bert_config_file=None, vocab_file=None, init_checkpoint=
 
     Raises:
         UsageError: naming the flags, when the files do not fit together.
+        CheckpointError: an `--init_checkpoint` folder that holds two models
+            (`bert_tf.checkpoints.folders`).
 
     Example:
 
@@ -124,6 +137,7 @@ def resolve_model_files(bert_config_file=None, vocab_file=None, init_checkpoint=
     Traceback (most recent call last):
     bert_tf.errors.UsageError: --vocab_file=...vocab.txt has 5 tokens but the model's embedding table has vocab_size=4 rows (bert_config.json); give the vocabulary the model was trained with
     """
+    _check_one_model_in(init_checkpoint)
     if needs_vocab:
         try:
             validate_case_matches_checkpoint(do_lower_case, init_checkpoint)

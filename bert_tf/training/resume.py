@@ -18,39 +18,27 @@ A folder may instead hold a checkpoint written by the original code
 """
 
 import os
-import re
 import shutil
 
 import tensorflow as tf
 from absl import logging
 
 from bert_tf.checkpoints import READ_ERRORS, CheckpointError
+from bert_tf.checkpoints.folders import (ORIGINAL_CHECKPOINT, TRAINING_CHECKPOINT,
+                                         numbered_checkpoints)
 from bert_tf.checkpoints.tf1 import is_training_checkpoint, read_checkpoint
 
-CHECKPOINT_NAME = "ckpt"  # what tf.train.CheckpointManager calls its files
 UNREADABLE_FOLDER = "unreadable_checkpoints"
 NON_FINITE_FOLDER = "nonfinite_checkpoints"
-_TRAINING_INDEX = re.compile(rf"^{CHECKPOINT_NAME}-(\d+)\.index$")
-_ORIGINAL_INDEX = re.compile(r"^model\.ckpt-(\d+)\.index$")
 
 
 class ResumeError(CheckpointError):
     """The output folder holds checkpoints that this run cannot resume from."""
 
 
-def _numbered(folder, pattern):
-    """`[(N, prefix)]` of the index files in `folder` matching `pattern`, newest first."""
-    if not tf.io.gfile.isdir(folder):
-        return []
-    found = [(int(match.group(1)), os.path.join(folder, name[: -len(".index")]))
-             for name in tf.io.gfile.listdir(folder)
-             if (match := pattern.match(name))]
-    return sorted(found, reverse=True)
-
-
 def training_checkpoints(folder):
     """`[(step, prefix)]` of the `ckpt-N` checkpoints in `folder`, newest first."""
-    return _numbered(folder, _TRAINING_INDEX)
+    return numbered_checkpoints(folder, TRAINING_CHECKPOINT)
 
 
 def newest_checkpoint(folder):
@@ -189,7 +177,7 @@ def original_checkpoint(folder):
     That is a name-based `model.ckpt-N` (the original's Estimator runs), not
     an object-based checkpoint of ours.
     """
-    for _, prefix in _numbered(folder, _ORIGINAL_INDEX):
+    for _, prefix in numbered_checkpoints(folder, ORIGINAL_CHECKPOINT):
         try:
             names = read_checkpoint(prefix).get_variable_to_shape_map()
         except CheckpointError as error:

@@ -42,6 +42,7 @@ from absl import logging
 
 from bert_tf.atomic_files import cannot_write, discard
 from bert_tf.checkpoints import CheckpointError, load_tf1_checkpoint
+from bert_tf.checkpoints.folders import TRAINING_CHECKPOINT
 from bert_tf.training import resume
 
 
@@ -74,7 +75,7 @@ class RunCheckpoints:
         """(Re)reads the state file: after `resume` repaired it, the manager must see that."""
         self._manager = tf.train.CheckpointManager(
             self._checkpoint, self._folder, max_to_keep=self._max_to_keep,
-            checkpoint_name=resume.CHECKPOINT_NAME)
+            checkpoint_name=TRAINING_CHECKPOINT)
 
     def _step(self):
         return int(self._global_step.numpy())
@@ -107,7 +108,7 @@ class RunCheckpoints:
 
     def prefix(self, step):
         """The path prefix of this run's checkpoint of `step`."""
-        return os.path.join(self._folder, f"{resume.CHECKPOINT_NAME}-{step}")
+        return os.path.join(self._folder, f"{TRAINING_CHECKPOINT}-{step}")
 
     def save(self):
         """Writes a checkpoint of the current step (every worker must call it); returns its prefix.

@@ -1,11 +1,82 @@
 """Which model a folder given as a checkpoint means, and folders refused as ambiguous or foreign."""
 
+import dataclasses
 import json
 
+import numpy as np
 import pytest
+import tensorflow as tf
 
+from bert_tf.checkpoints import (CheckpointError, config_beside, export_original, restore,
+                                 save_tf1_checkpoint)
+from bert_tf.checkpoints.tf1 import resolve_checkpoint_prefix
 from bert_tf.config import ConfigError
+from bert_tf.modeling import BertEncoder
 from bert_tf.tasks.model_files import resolve_model_files
+
+
+def _write_checkpoints(folder, names):
+    """Real checkpoints of one variable under `names`: ours (`ckpt-N`, object-based) as
+    `tf.train.Checkpoint` writes them, the others by name as the original's are."""
+    folder.mkdir(exist_ok=True)
+    for name in names:
+        if name.startswith("ckpt-"):
+            tf.train.Checkpoint(step=tf.Variable(1)).write(str(folder / name))
+        else:
+            tf.raw_ops.SaveV2(prefix=str(folder / name), tensor_names=["global_step"],
+                              shape_and_slices=[""], tensors=[np.int64(1)])
+
+
+@pytest.mark.parametrize("names, state, expected", [
+    # A finished run of ours: the model it exported, not a training checkpoint.
+    (["bert_model.ckpt", "ckpt-3", "ckpt-5"], None, "bert_model.ckpt"),
+    # The original's fine-tuning output: the newest by step, whatever the state file says.
+    (["model.ckpt-9", "model.ckpt-10"], "model.ckpt-9", "model.ckpt-10"),
+    (["model.ckpt-9", "model.ckpt-10"], None, "model.ckpt-10"),
+    # A run of ours that went on from the original's run in its folder.
+    (["model.ckpt-10", "ckpt-2"], None, "ckpt-2"),
+    # Another name: the state file's.
+    (["my_model-7"], "my_model-7", "my_model-7"),
+])
+def test_a_folder_means_its_export_else_its_newest_checkpoint(tmp_path, names, state, expected):
+    _write_checkpoints(tmp_path / "run", names)
+    if state:
+        tf.compat.v1.train.update_checkpoint_state(str(tmp_path / "run"),
+                                                   str(tmp_path / "run" / state))
+    assert resolve_checkpoint_prefix(str(tmp_path / "run")) == str(tmp_path / "run" / expected)
+
+
+def test_a_release_beside_the_original_codes_checkpoints_must_be_named(tmp_path, tiny_config):
+    """The original's run_pretraining.py given the release folder as --output_dir leaves
+    both: either may be the one meant, and they are different models."""
+    folder, config = tmp_path / "release", dataclasses.replace(tiny_config, num_hidden_layers=1)
+    release, trained = BertEncoder(config), BertEncoder(config)
+    export_original(release, config, None, str(folder))
+    for step in (100, 200):
+        save_tf1_checkpoint(trained, str(folder / f"model.ckpt-{step}"))
+    tf.compat.v1.train.update_checkpoint_state(str(folder), str(folder / "model.ckpt-200"))
+    with pytest.raises(CheckpointError) as refused:
+        # before any work, with every other file given
+        resolve_model_files(str(folder / "bert_config.json"), None, str(folder),
+                            needs_vocab=False)
+    assert str(refused.value) == (
+        f"{folder}: holds both bert_model.ckpt and model.ckpt-200; name the one to use "
+        f"({folder}/bert_model.ckpt or {folder}/model.ckpt-200); model.ckpt-200 is the newest "
+        "of 2 numbered checkpoints")
+    loaded = BertEncoder(config)
+    for model, name in ((release, "bert_model.ckpt"), (trained, "model.ckpt-200")):
+        restore(loaded, str(folder / name))
+        np.testing.assert_array_equal(loaded.weights[0].numpy(), model.weights[0].numpy())
+    with pytest.raises(CheckpointError, match="holds both bert_model.ckpt and model.ckpt-200"):
+        restore(loaded, str(folder))
+
+
+def test_huggingface_weights_beside_a_numbered_checkpoint_must_be_named(tmp_path):
+    _write_checkpoints(tmp_path / "both", ["ckpt-4"])
+    (tmp_path / "both" / "model.safetensors").write_bytes(b"weights")
+    with pytest.raises(CheckpointError, match=r"both: holds both ckpt-4 and model.safetensors; "
+                                              r"name the one to use \(.*/ckpt-4 or "):
+        resolve_model_files(init_checkpoint=str(tmp_path / "both"), needs_vocab=False)
 
 
 @pytest.fixture(scope="module")
