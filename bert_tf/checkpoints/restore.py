@@ -10,13 +10,14 @@ import hashlib
 import os
 
 import tensorflow as tf
+from absl import logging
 
 from bert_tf.checkpoints.folders import HUGGINGFACE_FILES, model_in_folder
 from bert_tf.checkpoints.huggingface import (SHARD_INDEX_NAME, load_hf_safetensors,
                                              safetensors_files, weights_file)
 from bert_tf.checkpoints.load_rules import CheckpointError
 from bert_tf.checkpoints.tf1 import load_tf1_checkpoint, resolve_checkpoint_prefix
-from bert_tf.config import BertConfig
+from bert_tf.config import REQUIRED_FIELDS, BertConfig
 
 
 def is_huggingface(path):
@@ -79,6 +80,10 @@ def weights_identity(path):
 def config_beside(path):
     """The `BertConfig` stored beside a checkpoint (`bert_config.json` or HF `config.json`).
 
+    Where a folder holds both, each kind of weights reads its own (HuggingFace
+    weights `config.json`, a TF checkpoint `bert_config.json`), with a warning
+    if the other describes another model: one of them is stale or misplaced.
+
     Raises:
         CheckpointError: if the checkpoint's folder has neither file.
     """
@@ -87,14 +92,45 @@ def config_beside(path):
     folder = checkpoint_folder(path) or "."
     original = os.path.join(folder, "bert_config.json")
     huggingface = os.path.join(folder, "config.json")
-    # HuggingFace weights read with their own config where a folder holds both kinds.
-    if os.path.exists(huggingface) and ("://" not in path and is_huggingface(path)
-                                        or not os.path.exists(original)):
-        return BertConfig.from_json_file(huggingface, huggingface=True)
-    if os.path.exists(original):
-        return BertConfig.from_json_file(original)
-    raise CheckpointError(f"{folder}: neither bert_config.json nor config.json found; "
-                          "pass --bert_config_file")
+    if not (os.path.exists(original) or os.path.exists(huggingface)):
+        raise CheckpointError(f"{folder}: neither bert_config.json nor config.json found; "
+                              "pass --bert_config_file")
+    hf = os.path.exists(huggingface) and ("://" not in path and is_huggingface(path)
+                                          or not os.path.exists(original))
+    read, other = (huggingface, original) if hf else (original, huggingface)
+    config = BertConfig.from_json_file(read, huggingface=hf)
+    if os.path.exists(other):
+        _warn_if_other_model(config, read, other, huggingface=not hf)
+    return config
+
+
+def _warn_if_other_model(config, path, other_path, huggingface):
+    """Warns where the other config file beside a checkpoint gives other sizes.
+
+    `hidden_act` is left out: HuggingFace's "gelu" is another function than
+    the original's, so a model converted from one to the other reads so.
+    """
+    try:
+        other = BertConfig.from_json_file(other_path, huggingface=huggingface)
+    except ValueError:  # not a config of a BERT model: nothing to compare
+        return
+    changes = config_changes(config, other, os.path.basename(other_path),
+                             [name for name in REQUIRED_FIELDS if name != "hidden_act"])
+    if changes:
+        logging.warning("%s is read, and %s beside it describes another model: %s; is one of "
+                        "them left from another model?", path, os.path.basename(other_path),
+                        ", ".join(changes))
+
+
+def config_changes(config, other, other_name, fields=REQUIRED_FIELDS):
+    """`["name=value (other_name: its value)"]` for each of `fields` where the configs differ.
+
+    >>> tiny, mini = BertConfig.named("tiny", vocab_size=9), BertConfig.named("mini", vocab_size=9)
+    >>> config_changes(tiny, mini, "config.json", ["vocab_size", "num_hidden_layers"])
+    ['num_hidden_layers=2 (config.json: 4)']
+    """
+    return [f"{name}={getattr(config, name)!r} ({other_name}: {getattr(other, name)!r})"
+            for name in fields if getattr(config, name) != getattr(other, name)]
 
 
 def resolve_config(bert_config_file=None, init_checkpoint=None):

@@ -19,9 +19,10 @@ import os
 
 from absl import logging
 
-from bert_tf.checkpoints import CheckpointError, checkpoint_folder, config_beside, resolve_config
+from bert_tf.checkpoints import (CheckpointError, checkpoint_folder, config_beside,
+                                 config_changes, resolve_config)
 from bert_tf.checkpoints.folders import model_in_folder
-from bert_tf.config import REQUIRED_FIELDS, require_bidirectional, require_segment_pairs
+from bert_tf.config import require_bidirectional, require_segment_pairs
 from bert_tf.errors import UsageError
 from bert_tf.tokenization.vocab import load_vocab, validate_case_matches_checkpoint
 
@@ -83,8 +84,7 @@ def _warn_if_other_architecture(config, bert_config_file, init_checkpoint):
         stored = config_beside(init_checkpoint)
     except (CheckpointError, ValueError):  # none beside it, or one that does not read
         return
-    changes = [f"{name}={getattr(config, name)!r} (beside it: {getattr(stored, name)!r})"
-               for name in REQUIRED_FIELDS if getattr(config, name) != getattr(stored, name)]
+    changes = config_changes(config, stored, "beside it")
     if changes:
         logging.warning("--bert_config_file=%s differs from the config stored beside "
                         "--init_checkpoint=%s: %s; the weights will compute another model "

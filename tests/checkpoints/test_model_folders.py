@@ -108,3 +108,19 @@ def test_a_keras_hub_preset_is_refused_by_name(keras_hub_preset):
         with pytest.raises(ConfigError, match=message):
             resolve_model_files(**files, needs_vocab=False)
     # Its weights, given with another config: test_damaged_files.py, test_weights_of_other_stacks.
+
+
+def test_two_configs_that_describe_other_models_are_warned_about(tmp_path, tiny_config, caplog):
+    """Each kind of weights reads its own config; the other one is likely stale."""
+    tiny_config.to_json_file(str(tmp_path / "bert_config.json"))
+    other = {**tiny_config.to_dict(), "model_type": "bert", "num_attention_heads": 2}
+    (tmp_path / "config.json").write_text(json.dumps(other))
+    with caplog.at_level("WARNING"):
+        assert config_beside(str(tmp_path)) == tiny_config
+    assert (f"{tmp_path}/bert_config.json is read, and config.json beside it describes another "
+            "model: num_attention_heads=4 (config.json: 2)") in caplog.text
+    caplog.clear()
+    (tmp_path / "config.json").write_text(json.dumps({**other, "num_attention_heads": 4}))
+    with caplog.at_level("WARNING"):
+        config_beside(str(tmp_path))  # HuggingFace's "gelu" differs by name only: no warning
+    assert "describes another model" not in caplog.text
