@@ -80,13 +80,25 @@ def _refuse_keras_object(values, path):
 
 
 # `run_pretraining.py --causal` marks its model `"causal": true` (an extra key, which the
-# original's code ignores): its attention saw only earlier positions.
+# original's code ignores): its attention saw only earlier positions, and every model built
+# from its config attends so too (`modeling.BertEncoder`).
 CAUSAL_KEY = "causal"
 
 
 def as_causal(config):
     """`config` marked as a left-to-right model's (`CAUSAL_KEY`)."""
     return dataclasses.replace(config, extra={**config.extra, CAUSAL_KEY: True})
+
+
+def is_causal(config):
+    """Whether `config` is a left-to-right model's: each position attends to itself and the
+    positions before it only, in pretraining and in every use after it.
+
+    >>> config = BertConfig.named("tiny", vocab_size=10)
+    >>> is_causal(config), is_causal(as_causal(config))
+    (False, True)
+    """
+    return config.extra.get(CAUSAL_KEY) is True
 
 
 def require_bidirectional(config, source):
@@ -99,7 +111,7 @@ def require_bidirectional(config, source):
     Raises:
         ConfigError: naming `source` and how to use the model so anyway.
     """
-    if config.extra.get(CAUSAL_KEY) is True:
+    if is_causal(config):
         raise ConfigError(f'{source}: a left-to-right model ("{CAUSAL_KEY}": true, from '
                           "run_pretraining.py --causal), which this run would use with "
                           "attention both ways; remove the key from its bert_config.json to "

@@ -3,8 +3,9 @@
 import keras
 from keras import ops
 
-from bert_tf.config import BertConfig
+from bert_tf.config import BertConfig, is_causal
 from bert_tf.modeling.embeddings import BertEmbeddings
+from bert_tf.modeling.positions import gather_positions
 from bert_tf.modeling.transformer_block import TransformerBlock
 
 # The original adds this to the attention scores of masked keys.
@@ -38,6 +39,30 @@ class AttentionBias(keras.layers.Layer):
         return {**super().get_config(), "causal": self.causal}
 
 
+def summary_vector(sequence_output, input_mask, causal):
+    """`[B, H]`: the vector that summarizes each sequence, the pooler's input.
+
+    Attending both ways, that is the first token's, [CLS], as in the
+    original. Left to right, [CLS] sees only itself; the last real token
+    (the one before the padding: the final [SEP] of a packed input) is the
+    one that has seen the whole text, so a causal model's pooler reads it.
+    The paper does not say what its left-to-right model classified from;
+    this is our choice (docs/ORIGINAL_BEHAVIOUR.md).
+
+    >>> import numpy as np
+    >>> states = np.arange(8, dtype="float32").reshape(2, 4, 1)
+    >>> mask = np.array([[1, 1, 1, 0], [1, 1, 1, 1]], "int32")
+    >>> ops.convert_to_numpy(summary_vector(states, mask, causal=True)).tolist()
+    [[2.0], [7.0]]
+    >>> ops.convert_to_numpy(summary_vector(states, mask, causal=False)).tolist()
+    [[0.0], [4.0]]
+    """
+    if not causal:
+        return sequence_output[:, 0, :]
+    last = ops.sum(ops.cast(input_mask, "int32"), axis=1, keepdims=True) - 1
+    return gather_positions(sequence_output, ops.maximum(last, 0))[:, 0, :]
+
+
 def _run_blocks(embeddings, attention_bias, blocks, inputs, last_positions=None):
     """The embedding output and every block's output; the last only at `last_positions`."""
     embedding_output = embeddings(inputs["input_ids"], inputs["segment_ids"])
@@ -60,17 +85,26 @@ class BertEncoder(keras.Model):
     are a dict:
 
     * `sequence_output`: `[B, T, H]`, the last block's output;
-    * `pooled_output`: `[B, H]`, tanh(dense(first token's vector));
+    * `pooled_output`: `[B, H]`, tanh(dense(first token's vector)); for a
+      causal model, of the last real token's (`summary_vector`);
     * `encoder_outputs`: list of every block's `[B, T, H]` output, first to
       last, so per-layer features (e.g. the last four concatenated) are slices;
     * `embedding_output`: `[B, T, H]`, the embedding layer's output.
 
-    Dropout is active only when called with `training=True`. `causal=True`
-    masks attention to later positions (the paper's left-to-right ablation).
+    Dropout is active only when called with `training=True`. A causal
+    encoder masks attention to later positions (the paper's left-to-right
+    ablation): every position's outputs depend on it and the ones before it
+    only. It is causal where its config says so (`config.is_causal`, the
+    mark `run_pretraining.py --causal` writes), so a left-to-right model is
+    fine-tuned, evaluated and served with the mask it was pretrained with.
 
     Args:
         config: a `BertConfig`.
-        causal: left-to-right attention instead of bidirectional.
+        causal: left-to-right attention instead of bidirectional; default: as
+            `config` says. False for a causal config is refused.
+
+    Raises:
+        ValueError: `causal=False` with a left-to-right model's config.
 
     Example:
 
@@ -84,9 +118,14 @@ class BertEncoder(keras.Model):
     ((1, 128), 2)
     """
 
-    def __init__(self, config, causal=False, **kwargs):
+    def __init__(self, config, causal=None, **kwargs):
         if isinstance(config, dict):
             config = BertConfig.from_dict(config)
+        if causal is None:
+            causal = is_causal(config)
+        elif is_causal(config) and not causal:
+            raise ValueError("a left-to-right model's config (\"causal\": true) cannot "
+                             "build an encoder that attends both ways: remove the key first")
         inputs = {name: keras.Input(shape=(None,), dtype="int32", name=name)
                   for name in INPUT_NAMES}
         embeddings = BertEmbeddings(
@@ -111,7 +150,7 @@ class BertEncoder(keras.Model):
         hidden = encoder_outputs[-1]
         outputs = {
             "sequence_output": hidden,
-            "pooled_output": pooler(hidden[:, 0, :]),
+            "pooled_output": pooler(summary_vector(hidden, inputs["input_mask"], causal)),
             "encoder_outputs": encoder_outputs,
             "embedding_output": embedding_output,
         }

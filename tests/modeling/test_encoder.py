@@ -4,6 +4,7 @@ import keras
 import numpy as np
 import pytest
 
+from bert_tf.config import as_causal
 from bert_tf.modeling import BertEncoder
 from tests_shared import random_inputs
 
@@ -44,6 +45,24 @@ def test_causal_position_ignores_later_tokens(tiny_config):
     a, b = _run(causal, inputs), _run(causal, changed)
     np.testing.assert_allclose(a["sequence_output"][:, :6], b["sequence_output"][:, :6], atol=1e-6)
     assert not np.allclose(a["sequence_output"][:, 6:], b["sequence_output"][:, 6:])
+
+
+def test_a_causal_config_builds_a_causal_encoder_pooling_its_last_real_token(tiny_config):
+    """A left-to-right model's [CLS] sees only itself: its pooler reads the last real token,
+    the one that has seen the whole text (the fine-tuned classifiers' input)."""
+    encoder = BertEncoder(as_causal(tiny_config))  # as every model built from its config
+    assert encoder.causal
+    inputs = random_inputs(tiny_config)  # rows of 9, 8 and 7 real tokens
+    outputs = _run(encoder, inputs)
+    last = outputs["sequence_output"][np.arange(3), inputs["input_mask"].sum(1) - 1]
+    np.testing.assert_allclose(outputs["pooled_output"], encoder.pooler(last), atol=1e-6)
+    changed = dict(inputs, input_ids=inputs["input_ids"].copy())
+    changed["input_ids"][:, 1] = 3  # the first word: only a summary of the whole text sees it
+    assert not np.allclose(_run(encoder, changed)["pooled_output"], outputs["pooled_output"],
+                           atol=1e-4)
+    with pytest.raises(ValueError, match=r"^a left-to-right model's config .* cannot build "
+                                         r"an encoder that attends both ways"):
+        BertEncoder(as_causal(tiny_config), causal=False)
 
 
 @pytest.mark.parametrize("causal", [False, True])
