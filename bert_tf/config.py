@@ -101,21 +101,28 @@ def is_causal(config):
     return config.extra.get(CAUSAL_KEY) is True
 
 
-def require_bidirectional(config, source):
-    """Refuses a left-to-right model's config where the model would attend both ways.
+def require_bidirectional(config, source, reason):
+    """Refuses a left-to-right model's config where only a model that attends both ways fits.
 
-    Every model but `run_pretraining.py --causal`'s attends both ways: the
-    left-to-right model would run as one it was never trained as (and its
-    [CLS], which saw only itself, is no summary of the text).
+    Args:
+        config: the model's `BertConfig`.
+        source: where it was read from (a flag and file), named in the message.
+        reason: why the use needs attention both ways, named in the message.
 
     Raises:
-        ConfigError: naming `source` and how to use the model so anyway.
+        ConfigError: naming `source`, `reason` and how to use the model so anyway.
+
+    >>> require_bidirectional(as_causal(BertConfig.named("tiny", vocab_size=10)), "x.json",
+    ...                       "which a masked-LM export would ask to fill in a [MASK]")
+    Traceback (most recent call last):
+    bert_tf.config.ConfigError: x.json: a left-to-right model ("causal": true, from
+    run_pretraining.py --causal), which a masked-LM export would ask to fill in a [MASK]; remove
+    the key from its bert_config.json to use it with attention both ways
     """
     if is_causal(config):
         raise ConfigError(f'{source}: a left-to-right model ("{CAUSAL_KEY}": true, from '
-                          "run_pretraining.py --causal), which this run would use with "
-                          "attention both ways; remove the key from its bert_config.json to "
-                          "use it so anyway")
+                          f"run_pretraining.py --causal), {reason}; remove the key from its "
+                          "bert_config.json to use it with attention both ways")
 
 
 def require_segment_pairs(config, source, pairs):

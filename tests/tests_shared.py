@@ -203,6 +203,27 @@ def write_tiny_bert_config(path, vocab_size=30522, **overrides):
     return str(path)
 
 
+def write_tiny_release(folder, vocab_file, **overrides):
+    """Writes an original release folder of a tiny random encoder; returns the folder.
+
+    `bert_model.ckpt`, `bert_config.json` (`write_tiny_bert_config` with
+    `overrides`: `causal=True` for a left-to-right model's) and `vocab.txt`.
+    Random weights from a fixed seed, whatever ran before.
+    """
+    import keras
+
+    from bert_tf.checkpoints import export_original
+    from bert_tf.config import BertConfig
+    from bert_tf.modeling import BertEncoder
+    keras.utils.set_random_seed(0)
+    folder = pathlib.Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    config = BertConfig.from_json_file(write_tiny_bert_config(folder / "bert_config.json",
+                                                              **overrides))
+    export_original(BertEncoder(config), config, vocab_file, str(folder))
+    return folder
+
+
 def write_cpuinfo(folder, flags, cpus=2):
     """A new /proc/cpuinfo-style file in `folder`, `cpus` blocks with `flags`; returns its path.
 

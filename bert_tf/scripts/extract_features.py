@@ -9,6 +9,11 @@ r"""Extracts per-token features from chosen BERT layers (the original's extract_
 `--output_format=npz` writes one compact float32 file instead of JSON, and
 `--concat_layers` writes the chosen layers concatenated per token (the
 paper's feature-based input: the last four layers).
+
+A left-to-right model (`"causal": true` in its bert_config.json, from
+`run_pretraining.py --causal`) is run left to right, as it was pretrained:
+each position sees itself and the positions before it only. Remove the key to
+use it with attention both ways.
 """
 
 import os

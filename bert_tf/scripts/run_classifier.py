@@ -14,6 +14,13 @@ labels.txt, see `glue_data.tsv_task`), or any prepared TFDS dataset
 (the original's keys plus the task's GLUE metrics), test_results.tsv (class
 probabilities, or the score for regression) and, after training, the model
 as an original release folder with labels.txt.
+
+A left-to-right model (`"causal": true` in its bert_config.json, from
+`run_pretraining.py --causal`) is fine-tuned left to right, as it was
+pretrained. Its [CLS] then sees only itself, so the classifier reads the
+last real token (the final [SEP]), the one that has seen the whole text:
+our choice, since the paper does not say (docs/ORIGINAL_BEHAVIOUR.md).
+Remove the key to fine-tune it with attention both ways.
 """
 
 from absl import flags

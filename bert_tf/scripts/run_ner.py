@@ -16,6 +16,11 @@ test_predictions.txt (`word gold predicted`, for conlleval), test_results.txt
 and, after training, the model as an original release folder with labels.txt;
 with `--export_dir` (fine_tune only) also the `ner` SavedModel that finds
 entities in raw text (docs/SERVING.md).
+
+A left-to-right model (`"causal": true` in its bert_config.json, from
+`run_pretraining.py --causal`) is fine-tuned (or gives its features) left to
+right, as it was pretrained: each position sees itself and the positions
+before it only. Remove the key to use it with attention both ways.
 """
 
 import os

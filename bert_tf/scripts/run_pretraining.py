@@ -25,9 +25,12 @@ WordPiece vocabulary of `--vocab_file`:
       --vocab_file=$BERT_BASE_DIR/vocab.txt --bert_config_file=... \
       --output_dir=/tmp/pretraining_output --do_train --num_train_steps=10000
 
-A `--causal` model's `bert_config.json` says `"causal": true`; every other
-runner and export refuses it (they attend both ways), and it has no
-`--export_dir` (it predicts the next token, not a [MASK]).
+A `--causal` model's `bert_config.json` says `"causal": true`: the
+fine-tuning runners, `extract_features.py` and the SavedModel exports then
+use it left to right too. It has no `--export_dir` (it predicts the next
+token, not a [MASK]), and pretraining it further without `--causal` is
+refused (remove the key from its `bert_config.json` to use it with
+attention both ways).
 
 Rerunning the same command resumes from the newest checkpoint in
 `--output_dir`. At the end of training the model is also written there as an
@@ -122,8 +125,7 @@ def run():
         max_eval_steps=FLAGS.max_eval_steps, random_seed=None)
     if FLAGS.dynamic_masking and not (FLAGS.vocab_file or vocab_beside(FLAGS.init_checkpoint)):
         raise UsageError("--dynamic_masking needs --vocab_file to tokenize the text")
-    model_files = runner_flags.model_files(FLAGS, needs_vocab=FLAGS.dynamic_masking,
-                                           causal=FLAGS.causal)
+    model_files = runner_flags.model_files(FLAGS, needs_vocab=FLAGS.dynamic_masking)
     task = PretrainingTask(model_files, FLAGS.input_file, FLAGS.eval_input_file,
                            FLAGS.max_seq_length, FLAGS.max_predictions_per_seq, nsp=FLAGS.nsp,
                            causal=FLAGS.causal, dynamic_masking=_dynamic_masking(model_files),

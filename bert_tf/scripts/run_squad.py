@@ -12,6 +12,11 @@ Writes predictions.json, nbest_predictions.json and, with
 --version_2_with_negative, null_odds.json into --output_dir; score them with
 `python -m bert_tf.evaluate_squad`. --do_eval scores --predict_file's own
 answers in the same run (eval_results.txt). Files may be gzip (.gz).
+
+A left-to-right model (`"causal": true` in its bert_config.json, from
+`run_pretraining.py --causal`) is fine-tuned left to right, as it was pretrained:
+each position sees itself and the positions before it only. Remove the key to
+use it with attention both ways.
 """
 
 from absl import flags

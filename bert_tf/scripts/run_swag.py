@@ -12,6 +12,13 @@ test_results.tsv (the probability of each ending, one line per example) and,
 after training, the model as an original release folder; `--export_dir`
 adds a SavedModel that picks the ending of raw text (docs/SERVING.md,
 "Multiple choice").
+
+A left-to-right model (`"causal": true` in its bert_config.json, from
+`run_pretraining.py --causal`) is fine-tuned left to right, as it was
+pretrained. Its [CLS] then sees only itself, so each ending is scored from
+the last real token (the final [SEP]), the one that has seen the whole
+text: our choice, since the paper does not say (docs/ORIGINAL_BEHAVIOUR.md).
+Remove the key to fine-tune it with attention both ways.
 """
 
 from absl import flags

@@ -127,17 +127,16 @@ def model_file_paths(values):
     return config_file, vocab_file
 
 
-def model_files(values, needs_vocab=True, do_lower_case=None, causal=False):
+def model_files(values, needs_vocab=True, do_lower_case=None):
     """The resolved and checked `ModelFiles` of parsed model flags (`model_file_paths`).
 
-    `do_lower_case`: the casing, where not `--do_lower_case` (NER's default);
-    `causal`: the run trains left to right (`run_pretraining.py --causal`).
+    `do_lower_case`: the casing, where not `--do_lower_case` (NER's default).
     """
     config_file, vocab_file = model_file_paths(values)
     return resolve_model_files(
         config_file, vocab_file, values.init_checkpoint,
         values.do_lower_case if do_lower_case is None else do_lower_case,
-        values.max_seq_length, needs_vocab, causal)
+        values.max_seq_length, needs_vocab)
 
 
 # Flags of `define_phase_flags` that run_pretraining.py does not define; without them

@@ -6,7 +6,8 @@ text (at most `max_seq_length`), H the hidden size and L the number of
 layers, the signatures return float32:
 
 * `pooled_output` [B, H]: tanh(dense(vector of [CLS])), as the classifier
-  head sees it;
+  head sees it (a left-to-right model's, `"causal": true`: of its last real
+  token, `modeling.encoder.summary_vector`; its every output is left to right);
 * `sequence_output` [B, T, H]: the last layer;
 * `encoder_outputs` [B, L, T, H]: every layer, first to last;
 * `last_four_layers` [B, T, 4H]: layers -1, -2, -3, -4 concatenated in that

@@ -17,10 +17,13 @@ export, recorded in the metadata), the signatures return:
   whole vocabulary (0 past a text's masks).
 
 A text without a mask gets `num_masks` 0; a batch without any has M = 0.
+A left-to-right model (`"causal": true`) has no such export: it predicts
+the token after each position, not the one a `[MASK]` hides.
 """
 
 import tensorflow as tf
 
+from bert_tf.config import require_bidirectional
 from bert_tf.serving.text_module import TextServingModule
 
 MASK_TOKEN = "[MASK]"
@@ -51,6 +54,13 @@ class MaskedLMServing(TextServingModule):
     """
 
     kind = "masked_lm"
+
+    @classmethod
+    def check_config(cls, config, source="the model's config"):
+        """Refuses a left-to-right model (`config.require_bidirectional`) too."""
+        super().check_config(config, source)
+        require_bidirectional(config, source, "which predicts the token after each position, "
+                              "not the [MASK] a masked-LM export is asked to fill in")
 
     def __init__(self, pretrainer, vocabulary, asset_dir, max_seq_length=128,
                  do_lower_case=True, top_k=5, jit_compile=False):

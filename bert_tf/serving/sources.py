@@ -17,7 +17,6 @@ from bert_tf.checkpoints.labels import LABELS_FILE, read_labels
 from bert_tf.checkpoints.load_rules import CheckpointMismatch
 from bert_tf.checkpoints.tf1 import (is_training_checkpoint, read_checkpoint,
                                      resolve_checkpoint_prefix)
-from bert_tf.config import require_bidirectional
 from bert_tf.modeling import BertEncoder, BertPretrainer, build_span_model
 from bert_tf.modeling.classifier import build_classifier, build_token_classifier
 
@@ -45,7 +44,6 @@ def read_source(path, needs_labels=False, vocab_file=None):
 
     Raises:
         CheckpointError: no model checkpoint, or only training checkpoints.
-        ConfigError: a left-to-right model's (`require_bidirectional`).
         FileNotFoundError: no vocab.txt or labels.txt (naming the path).
     """
     path = os.fspath(path)
@@ -64,9 +62,7 @@ def read_source(path, needs_labels=False, vocab_file=None):
                 "names that run_classifier.py or run_ner.py writes beside bert_model.ckpt "
                 "after training")
         labels = list(read_labels(labels_file))
-    config = config_beside(path)
-    require_bidirectional(config, path)
-    return SourceFolder(path, config, vocab_file, labels)
+    return SourceFolder(path, config_beside(path), vocab_file, labels)
 
 
 def _check_model_checkpoint(prefix):

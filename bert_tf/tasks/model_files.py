@@ -22,7 +22,7 @@ from absl import logging
 from bert_tf.checkpoints import (CheckpointError, checkpoint_folder, config_beside,
                                  config_changes, resolve_config)
 from bert_tf.checkpoints.folders import model_in_folder
-from bert_tf.config import require_bidirectional, require_segment_pairs
+from bert_tf.config import require_segment_pairs
 from bert_tf.errors import UsageError
 from bert_tf.tokenization.vocab import load_vocab, validate_case_matches_checkpoint
 
@@ -103,8 +103,7 @@ def _check_one_model_in(init_checkpoint):
 
 
 def resolve_model_files(bert_config_file=None, vocab_file=None, init_checkpoint=None,
-                        do_lower_case=True, max_seq_length=None, needs_vocab=True,
-                        causal=False):
+                        do_lower_case=True, max_seq_length=None, needs_vocab=True):
     """Finds and checks a runner's config, vocabulary and start weights.
 
     Args:
@@ -115,8 +114,6 @@ def resolve_model_files(bert_config_file=None, vocab_file=None, init_checkpoint=
         max_seq_length: `--max_seq_length`, checked against the position table.
         needs_vocab: False for runners that read no text (pretraining records): no
             vocabulary is then required, and the casing is not checked.
-        causal: the run trains left to right (`run_pretraining.py --causal`);
-            else a left-to-right model's config is refused (`require_bidirectional`).
 
     Raises:
         UsageError: naming the flags, when the files do not fit together.
@@ -146,11 +143,6 @@ def resolve_model_files(bert_config_file=None, vocab_file=None, init_checkpoint=
     config = resolve_config(bert_config_file, init_checkpoint)
     config_source = (f"--bert_config_file={bert_config_file}" if bert_config_file
                      else f"--init_checkpoint={init_checkpoint}")
-    if not causal:
-        try:
-            require_bidirectional(config, config_source)
-        except ValueError as error:
-            raise UsageError(str(error)) from None
     if bert_config_file and init_checkpoint:
         _warn_if_other_architecture(config, bert_config_file, init_checkpoint)
     if max_seq_length is not None:

@@ -29,6 +29,7 @@ import numpy as np
 from bert_tf.atomic_files import write_text
 from bert_tf.checkpoints import export_original
 from bert_tf.checkpoints.labels import write_labels
+from bert_tf.config import is_causal
 from bert_tf.errors import UsageError
 from bert_tf.modeling import BertEncoder
 from bert_tf.modeling.classifier import build_token_classifier
@@ -188,7 +189,8 @@ class NerTask(Task):
             os.makedirs(self.cache_dir, exist_ok=True)
             path = os.path.join(self.cache_dir, f"{split.name}_{self.feature_layers}.npy")
             key = token_features.fingerprint(self.model_files.init_checkpoint,
-                                             self.feature_layers, split.columns)
+                                             self.feature_layers, split.columns,
+                                             is_causal(self.model_files.config))
             split.features = token_features.cached_features(
                 path, self.feature_function, split.columns, self.feature_batch_size, key)
         return split.features

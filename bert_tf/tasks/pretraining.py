@@ -13,7 +13,7 @@ an original release folder.
 import dataclasses
 
 from bert_tf.checkpoints import export_original
-from bert_tf.config import as_causal
+from bert_tf.config import ConfigError, as_causal, require_bidirectional
 from bert_tf.data import readers
 from bert_tf.data.input_files import expand_input_patterns
 from bert_tf.data.record_files import count_framed_records
@@ -37,7 +37,8 @@ class PretrainingTask(Task):
         max_seq_length, max_predictions_per_seq: what the records hold.
         nsp: train the next-sentence head (False: the paper's "No NSP").
         causal: the left-to-right ablation ("LTR & No NSP"); its config, and so
-            the exported `bert_config.json`, is marked `"causal": true`.
+            the exported `bert_config.json`, is marked `"causal": true`. A model
+            so marked is refused without it (it would be trained both ways).
         dynamic_masking: `PretrainingDataOptions` to pair and mask raw text
             while training (tokenized with the model's vocabulary), or None.
         do_lower_case: the casing of the text (recorded in a SavedModel export).
@@ -52,8 +53,17 @@ class PretrainingTask(Task):
         # The original's records, and dynamic masking's examples, are always A and B sentences.
         model_files.require_pairs(f"pretraining (--input_file={input_file}: sentences A and "
                                   "B of every example)")
-        if causal:  # the exported bert_config.json says so (`config.require_bidirectional`)
+        if causal:  # the exported bert_config.json says so: its users attend left to right
             model_files = dataclasses.replace(model_files, config=as_causal(model_files.config))
+        else:
+            try:
+                require_bidirectional(model_files.config,
+                                      model_files.config_source or "the model's config",
+                                      "which pretraining without --causal would train with "
+                                      "attention both ways (pass --causal to go on left to "
+                                      "right)")
+            except ConfigError as error:
+                raise UsageError(str(error)) from None
         self.model_files = model_files
         self.inputs = {"train": input_file, "dev": eval_input_file or input_file}
         self.max_seq_length = max_seq_length

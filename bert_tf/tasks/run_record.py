@@ -24,7 +24,9 @@ _TRAINING_OPTIONS = ("init_checkpoint", "train_batch_size", "learning_rate", "nu
                      "warmup_proportion", "num_train_steps", "num_warmup_steps", "optimizer",
                      "gradient_accumulation_steps", "random_seed")
 # Task settings and config keys records gained later: a record without one says
-# nothing about it (a --causal run's task says it is one, as its config now does too).
+# nothing about it. A config key only where the recorded task says the same (a --causal
+# run's task says it is one, as its config now does too; a fine-tuning run recorded
+# without "causal" trained its model both ways).
 _LATER_TASK_SETTINGS = ("masking",)
 _LATER_CONFIG_KEYS = (CAUSAL_KEY,)
 
@@ -173,8 +175,10 @@ def _same_keys(recorded, new):
         recorded["model"]["vocab_sha256"] = new["model"]["vocab_sha256"] = None
     old_config, new_config = recorded["model"].get("bert_config"), new["model"].get("bert_config")
     if isinstance(old_config, dict) and isinstance(new_config, dict):
-        new["model"]["bert_config"] = {key: value for key, value in new_config.items()
-                                       if key in old_config or key not in _LATER_CONFIG_KEYS}
+        said = recorded.get("task") if isinstance(recorded.get("task"), dict) else {}
+        new["model"]["bert_config"] = {
+            key: value for key, value in new_config.items()
+            if key in old_config or key not in _LATER_CONFIG_KEYS or said.get(key) != value}
     return recorded, new
 
 

@@ -39,6 +39,8 @@ def test_help_shows_docstring_and_own_flags_only(script):
      "--task_name: The name of the task to train."),
     ("run_classifier.py", "Tasks: cola, sst-2, mrpc",
      "--max_seq_length: Sequence length after WordPiece; longer inputs are"),
+    ("run_classifier.py", "our choice, since the paper does not say (docs/ORIGINAL_BEHAVIOUR.md).",
+     "--init_checkpoint: Pretrained weights"),
     ("run_squad.py", "Writes predictions.json, nbest_predictions.json",
      "--max_seq_length: Sequence length after WordPiece"),
     ("export_savedmodel.py", "`--model_dir` is a folder written by our runners",

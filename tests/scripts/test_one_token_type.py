@@ -4,10 +4,7 @@ data. Without it, extract_features wrote features of segment id 1 read as 0 (exi
 
 import pytest
 
-from bert_tf.checkpoints import export_original
-from bert_tf.config import BertConfig
-from bert_tf.modeling import BertEncoder
-from tests_shared import run_script, write_tiny_bert_config
+from tests_shared import run_script, write_tiny_release
 
 REFUSED = ("type_vocab_size=1, so the model has no token-type embedding for the second text "
            "of a pair (segment id 1), but {pairs} pairs two texts; use a model with "
@@ -17,11 +14,8 @@ REFUSED = ("type_vocab_size=1, so the model has no token-type embedding for the 
 @pytest.fixture(scope="module")
 def one_type_release(tmp_path_factory, uncased_vocab_file):
     """An original release folder of a tiny encoder with `type_vocab_size: 1`."""
-    folder = tmp_path_factory.mktemp("one_type")
-    config = BertConfig.from_json_file(
-        write_tiny_bert_config(folder / "config_in.json", type_vocab_size=1))
-    export_original(BertEncoder(config), config, uncased_vocab_file, str(folder))
-    return folder
+    return write_tiny_release(tmp_path_factory.mktemp("one_type"), uncased_vocab_file,
+                              type_vocab_size=1)
 
 
 def _last_line(result):

@@ -129,13 +129,14 @@ def test_a_run_record_that_names_no_task_is_named_so(tmp_path):
                          options)
 
 
-def test_a_left_to_right_model_is_marked_and_never_used_both_ways(tmp_path):
+def test_a_left_to_right_model_is_marked_for_its_users(tmp_path):
     """The --causal model's folder looked like any BERT's: extract_features, the fine-tuning
     runners and the exports used it with attention both ways without a word, and its
-    masked-LM SavedModel answered each [MASK] with a guess of the token after it."""
+    masked-LM SavedModel answered each [MASK] with a guess of the token after it. Its
+    bert_config.json now says so, and every model built from it attends left to right
+    (tests/tasks/test_left_to_right.py)."""
     import json
 
-    from bert_tf.serving.sources import read_source
     from bert_tf.tasks.model_files import resolve_model_files
 
     records = str(shared_path("golden", "sample_text_seed12345_dupe10.tfrecord"))
@@ -146,17 +147,8 @@ def test_a_left_to_right_model_is_marked_and_never_used_both_ways(tmp_path):
         task.serving_options()
     task.export(task.build_model(), str(output_dir))  # what training ends with
     assert json.loads((output_dir / "bert_config.json").read_text())["causal"] is True
-    message = (r'a left-to-right model \("causal": true, from run_pretraining\.py --causal\), '
-               r"which this run would use with attention both ways; remove the key from its "
-               r"bert_config\.json to use it so anyway$")
-    init = str(output_dir / "bert_model.ckpt")
-    with pytest.raises(UsageError, match=rf"^--init_checkpoint={init}: {message}"):
-        resolve_model_files(init_checkpoint=init)
-    with pytest.raises(ValueError, match=rf"^{output_dir}: {message}"):
-        read_source(output_dir)
-    # Training on left to right from it is what it is for.
-    assert resolve_model_files(init_checkpoint=init, causal=True).config.extra == {
-        "causal": True}
+    files = resolve_model_files(init_checkpoint=str(output_dir / "bert_model.ckpt"))
+    assert files.config.extra == {"causal": True}
 
 
 def test_a_left_to_right_run_recorded_before_its_config_said_so_resumes(tmp_path):
