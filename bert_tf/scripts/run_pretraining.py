@@ -27,10 +27,11 @@ WordPiece vocabulary of `--vocab_file`:
 
 A `--causal` model's `bert_config.json` says `"causal": true`: the
 fine-tuning runners, `extract_features.py` and the SavedModel exports then
-use it left to right too. It has no `--export_dir` (it predicts the next
-token, not a [MASK]), and pretraining it further without `--causal` is
-refused (remove the key from its `bert_config.json` to use it with
-attention both ways).
+use it left to right too, and its evaluation reports `lm_accuracy` and
+`lm_loss` (every next token predicted, none masked). It has no
+`--export_dir` (it predicts the next token, not a [MASK]), and pretraining
+it further without `--causal` is refused (remove the key from its
+`bert_config.json` to use it with attention both ways).
 
 Rerunning the same command resumes from the newest checkpoint in
 `--output_dir`. At the end of training the model is also written there as an

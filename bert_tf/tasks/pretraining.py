@@ -138,7 +138,7 @@ class PretrainingTask(Task):
         return BertPretrainer(self.model_files.config, nsp=self.nsp, causal=self.causal)
 
     def objective(self):
-        return pretraining_objective(self.nsp)
+        return pretraining_objective(self.nsp, self.causal)
 
     def dataset(self, examples, batch_size, is_training, input_context=None, seed=None):
         dataset_fn = pretraining_dataset_fn(

@@ -7,7 +7,11 @@
 
 Metrics, named and defined as in the original's `eval_results.txt`:
 `masked_lm_accuracy` (weighted by `masked_lm_weights`), `masked_lm_loss`
-(weighted mean nll), `next_sentence_accuracy`, `next_sentence_loss`.
+(weighted mean nll), `next_sentence_accuracy`, `next_sentence_loss`. The
+left-to-right ablation masks nothing and predicts every next token
+(`pretraining_inputs.left_to_right_batch`): the same two terms are named
+`lm_accuracy` and `lm_loss` there, so that its `eval_results.txt` and
+TensorBoard say what was measured.
 """
 
 from keras import ops
@@ -17,6 +21,7 @@ from bert_tf.training.objective import LossWeights, Objective
 
 MASKED_LM_EPSILON = 1e-5
 MASKED_LM_METRICS = ("masked_lm_accuracy", "masked_lm_loss")
+LEFT_TO_RIGHT_METRICS = ("lm_accuracy", "lm_loss")
 NEXT_SENTENCE_METRICS = ("next_sentence_accuracy", "next_sentence_loss")
 
 
@@ -30,11 +35,13 @@ def next_sentence_losses(logits, next_sentence_labels):
     return cross_entropy(logits, ops.reshape(next_sentence_labels, (-1,)))
 
 
-def pretraining_objective(nsp=True):
+def pretraining_objective(nsp=True, causal=False):
     """The `Objective` of BERT pretraining (masked LM, plus next sentence if `nsp`).
 
     Expects the model outputs of `BertPretrainer` and the batch features of
-    `bert_tf.data.readers.pretraining_dataset`.
+    `bert_tf.data.readers.pretraining_dataset`. `causal`: the left-to-right
+    ablation's batches (`left_to_right_batch`), whose language-model terms
+    are named `LEFT_TO_RIGHT_METRICS`.
 
     Example:
 
@@ -48,18 +55,21 @@ def pretraining_objective(nsp=True):
     >>> total, terms = batch_loss(pretraining_objective(), outputs, batch)
     >>> round(float(terms["masked_lm_loss"]), 5), round(float(terms["next_sentence_loss"]), 5)
     (1.38628, 0.69315)
+    >>> pretraining_objective(nsp=False, causal=True).metric_names
+    ('lm_accuracy', 'lm_loss')
     """
+    accuracy_name, loss_name = LEFT_TO_RIGHT_METRICS if causal else MASKED_LM_METRICS
 
     def loss_weights_fn(batch):
-        weights = {"masked_lm_loss": LossWeights(batch["masked_lm_weights"], MASKED_LM_EPSILON)}
+        weights = {loss_name: LossWeights(batch["masked_lm_weights"], MASKED_LM_EPSILON)}
         if nsp:
             labels = ops.reshape(batch["next_sentence_labels"], (-1,))
             weights["next_sentence_loss"] = LossWeights(ops.ones_like(labels, "float32"))
         return weights
 
     def loss_fn(outputs, batch):
-        losses = {"masked_lm_loss": masked_lm_losses(outputs["masked_lm_logits"],
-                                                     batch["masked_lm_ids"])}
+        losses = {loss_name: masked_lm_losses(outputs["masked_lm_logits"],
+                                              batch["masked_lm_ids"])}
         if nsp:
             losses["next_sentence_loss"] = next_sentence_losses(
                 outputs["next_sentence_logits"], batch["next_sentence_labels"])
@@ -70,8 +80,8 @@ def pretraining_objective(nsp=True):
         weights = ops.cast(batch["masked_lm_weights"], "float32")
         count = ops.sum(weights)
         metrics = {
-            "masked_lm_accuracy": (ops.sum(weights * correct(logits, ids)), count),
-            "masked_lm_loss": (ops.sum(weights * masked_lm_losses(logits, ids)), count),
+            accuracy_name: (ops.sum(weights * correct(logits, ids)), count),
+            loss_name: (ops.sum(weights * masked_lm_losses(logits, ids)), count),
         }
         if nsp:
             logits = outputs["next_sentence_logits"]
@@ -82,5 +92,5 @@ def pretraining_objective(nsp=True):
                 ops.sum(next_sentence_losses(logits, labels)), examples)
         return metrics
 
-    names = MASKED_LM_METRICS + (NEXT_SENTENCE_METRICS if nsp else ())
+    names = (accuracy_name, loss_name) + (NEXT_SENTENCE_METRICS if nsp else ())
     return Objective(loss_weights_fn, loss_fn, metrics_fn, names)

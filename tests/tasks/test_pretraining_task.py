@@ -145,6 +145,7 @@ def test_a_left_to_right_model_is_marked_for_its_users(tmp_path):
     with pytest.raises(UsageError, match=r"^--export_dir: a left-to-right \(--causal\) model "
                                          r"predicts the next token, not the \[MASK\]s"):
         task.serving_options()
+    assert task.objective().metric_names == ("lm_accuracy", "lm_loss")  # nothing is masked
     task.export(task.build_model(), str(output_dir))  # what training ends with
     assert json.loads((output_dir / "bert_config.json").read_text())["causal"] is True
     files = resolve_model_files(init_checkpoint=str(output_dir / "bert_model.ckpt"))

@@ -55,5 +55,5 @@ def make_trainer(output_dir, policy="float32", causal=False, learning_rate=1e-3,
                                  loss_scale=precision.needs_loss_scaling(policy))
     kwargs = dict(dict(steps_per_execution=3, save_checkpoints_steps=2, max_call_seconds=None),
                   **kwargs)
-    return Trainer(model, optimizer, pretraining_objective(not causal), strategy,
+    return Trainer(model, optimizer, pretraining_objective(not causal, causal), strategy,
                    str(output_dir), global_batch_size=BATCH, **kwargs)
