@@ -31,15 +31,16 @@ MAY_IMPORT = {
     "modeling": set(),
 }
 # The few that stand apart: the package's own entry, the scripts' launcher and the
-# SQuAD scorer's command line.
-LAYER_OF_TOP_MODULE = {"__init__": "scripts", "launch": "scripts", "evaluate_squad": "scripts"}
+# SQuAD scorer's command line; and what a config allows, part of the `config` level.
+LAYER_OF_TOP_MODULE = {"__init__": "scripts", "launch": "scripts", "evaluate_squad": "scripts",
+                       "config_uses": "config"}
 # `modeling` imports only `config` and `cpu_features`, and TensorFlow only in these.
 MODELING_WITH_TENSORFLOW = {"dropout", "fused_activation", "token_dense", "xla_elementwise"}
 
 
 def _layer(parts):
     """The layer of a module named by its parts below `bert_tf`."""
-    if len(parts) > 1 or parts[0] in MAY_IMPORT:
+    if parts[0] in MAY_IMPORT:
         return parts[0]
     return LAYER_OF_TOP_MODULE.get(parts[0], parts[0])
 

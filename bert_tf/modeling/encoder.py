@@ -3,7 +3,8 @@
 import keras
 from keras import ops
 
-from bert_tf.config import BertConfig, is_causal
+from bert_tf.config import BertConfig
+from bert_tf.config_uses import is_causal
 from bert_tf.modeling.embeddings import BertEmbeddings
 from bert_tf.modeling.positions import gather_positions
 from bert_tf.modeling.transformer_block import TransformerBlock
@@ -94,7 +95,7 @@ class BertEncoder(keras.Model):
     Dropout is active only when called with `training=True`. A causal
     encoder masks attention to later positions (the paper's left-to-right
     ablation): every position's outputs depend on it and the ones before it
-    only. It is causal where its config says so (`config.is_causal`, the
+    only. It is causal where its config says so (`config_uses.is_causal`, the
     mark `run_pretraining.py --causal` writes), so a left-to-right model is
     fine-tuned, evaluated and served with the mask it was pretrained with.
 

@@ -27,7 +27,8 @@ from bert_tf.checkpoints import (CHECKPOINT_BASENAME, READ_ERRORS, CheckpointErr
 from bert_tf.checkpoints.huggingface import (SAFETENSORS_NAME, SHARD_INDEX_NAME,
                                              safetensors_files)
 from bert_tf.checkpoints.labels import LABELS_FILE
-from bert_tf.config import BertConfig, ConfigError, require_segment_pairs
+from bert_tf.config import BertConfig, ConfigError
+from bert_tf.config_uses import require_segment_pairs
 from bert_tf.errors import UsageError
 from bert_tf.script_output import print_output
 from bert_tf.scripts import cli
@@ -126,7 +127,7 @@ def classify(served, texts, texts_b=None):
 
 
 def _check_pairs_fit(config, source):
-    """Refuses `--text_b` for a model with one token type (`config.require_segment_pairs`)."""
+    """Refuses `--text_b` for a model with one token type (`config_uses.require_segment_pairs`)."""
     try:
         require_segment_pairs(config, source, "--text_b")
     except ConfigError as error:

@@ -23,7 +23,7 @@ the token after each position, not the one a `[MASK]` hides.
 
 import tensorflow as tf
 
-from bert_tf.config import require_bidirectional
+from bert_tf.config_uses import require_bidirectional
 from bert_tf.serving.text_module import TextServingModule
 
 MASK_TOKEN = "[MASK]"
@@ -57,7 +57,7 @@ class MaskedLMServing(TextServingModule):
 
     @classmethod
     def check_config(cls, config, source="the model's config"):
-        """Refuses a left-to-right model (`config.require_bidirectional`) too."""
+        """Refuses a left-to-right model (`config_uses.require_bidirectional`) too."""
         super().check_config(config, source)
         require_bidirectional(config, source, "which predicts the token after each position, "
                               "not the [MASK] a masked-LM export is asked to fill in")

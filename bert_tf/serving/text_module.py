@@ -19,7 +19,7 @@ a context and its endings) or without pairs (NER) replaces the first two
 (`text_preprocessor`). A model with one token type (`type_vocab_size: 1`)
 has no embedding for a pair's second text (segment id 1): its export has no
 `pairs` signature, and the kinds that always pair two texts refuse it
-(`check_config`, `config.require_segment_pairs`). Every signature checks
+(`check_config`, `config_uses.require_segment_pairs`). Every signature checks
 the shapes of its inputs when called (`signature`).
 
 The vocabulary is kept as a SavedModel asset (`assets/vocab.txt`), tracked
@@ -47,7 +47,7 @@ import tensorflow as tf
 from absl import logging
 
 from bert_tf.atomic_files import cannot_write
-from bert_tf.config import require_segment_pairs
+from bert_tf.config_uses import require_segment_pairs
 from bert_tf.serving.model_inference import ModelInference
 from bert_tf.tokenization import BertPreprocessor, vocabulary_list
 from bert_tf.tokenization.packer import pack_segments
@@ -135,7 +135,7 @@ class TextServingModule(tf.Module):
         """Refuses a model with one token type for a kind that always pairs two texts.
 
         Raises:
-            ConfigError: naming `source` (`config.require_segment_pairs`).
+            ConfigError: naming `source` (`config_uses.require_segment_pairs`).
         """
         if cls.always_pairs:
             require_segment_pairs(config, source, f"a {cls.kind} export ({cls.always_pairs})")

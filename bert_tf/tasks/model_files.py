@@ -22,7 +22,7 @@ from absl import logging
 from bert_tf.checkpoints import (CheckpointError, checkpoint_folder, config_beside,
                                  config_changes, resolve_config)
 from bert_tf.checkpoints.folders import model_in_folder
-from bert_tf.config import require_segment_pairs
+from bert_tf.config_uses import require_segment_pairs
 from bert_tf.errors import UsageError
 from bert_tf.tokenization.vocab import load_vocab, validate_case_matches_checkpoint
 
@@ -56,7 +56,7 @@ class ModelFiles:
 
         Raises:
             `error`, naming the config, its `type_vocab_size` and `pairs`
-            (`config.require_segment_pairs`).
+            (`config_uses.require_segment_pairs`).
         """
         try:
             require_segment_pairs(self.config, self.config_source or "the model's config",

@@ -29,7 +29,7 @@ import numpy as np
 from bert_tf.atomic_files import write_text
 from bert_tf.checkpoints import export_original
 from bert_tf.checkpoints.labels import write_labels
-from bert_tf.config import is_causal
+from bert_tf.config_uses import is_causal
 from bert_tf.errors import UsageError
 from bert_tf.modeling import BertEncoder
 from bert_tf.modeling.classifier import build_token_classifier

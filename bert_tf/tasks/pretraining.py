@@ -13,7 +13,8 @@ an original release folder.
 import dataclasses
 
 from bert_tf.checkpoints import export_original
-from bert_tf.config import ConfigError, as_causal, require_bidirectional
+from bert_tf.config import ConfigError
+from bert_tf.config_uses import as_causal, require_bidirectional
 from bert_tf.data import readers
 from bert_tf.data.input_files import expand_input_patterns
 from bert_tf.data.record_files import count_framed_records

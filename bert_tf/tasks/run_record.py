@@ -15,7 +15,7 @@ import os
 import tensorflow as tf
 
 from bert_tf.checkpoints import CHECKPOINT_BASENAME
-from bert_tf.config import CAUSAL_KEY
+from bert_tf.config_uses import CAUSAL_KEY
 from bert_tf.errors import UsageError
 
 RECORD_FILE = "run.json"

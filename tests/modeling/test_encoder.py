@@ -4,7 +4,7 @@ import keras
 import numpy as np
 import pytest
 
-from bert_tf.config import as_causal
+from bert_tf.config_uses import as_causal
 from bert_tf.modeling import BertEncoder
 from tests_shared import random_inputs
 
