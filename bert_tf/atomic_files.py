@@ -20,11 +20,11 @@ import shutil
 
 from absl import logging
 
+from bert_tf.errors import tensorflow_error_line
+
 # `NAME.tmp-PID`, `NAME.tmp-PID.index` (and `NAME.incomplete-PID`, the TFRecord
 # temporaries of earlier versions, still cleaned up): group 1 is the PID.
 _TEMPORARY_NAME = re.compile(r"\.(?:tmp|incomplete)-(\d+)(?:\.|$)")
-# What TensorFlow's eager errors add around the reason: the function and the op.
-_TENSORFLOW_OP = re.compile(r"^\{\{function_node [^}]*\}\}\s*|\s*\[Op:\w+\]$")
 
 
 def temporary_name(path):
@@ -165,8 +165,8 @@ def cannot_write(path, error):
 
     `error` is an `OSError` or TensorFlow's `OpError`, whose message names
     the temporary file and the op ("{{function_node ...}} PATH.tmp-7;
-    No space left on device [Op:SaveV2]"): the user is told the name asked
-    for and the reason alone.
+    No space left on device [Op:SaveV2]", and more lines): the user is told
+    the name asked for and the reason alone (`_reason`).
 
     >>> str(cannot_write("/out/ckpt-3", OSError(28, "No space left on device")))
     'cannot write /out/ckpt-3: No space left on device'
@@ -175,19 +175,25 @@ def cannot_write(path, error):
     >>> str(cannot_write("/out/ckpt-3", OpError()))
     'cannot write /out/ckpt-3: File too large'
     """
+    return OSError(f"cannot write {path}: {_reason(error)}")
+
+
+def _reason(error):
+    """Why a file operation failed (`OSError` or `OpError`), without the file TensorFlow names.
+
+    >>> _reason(FileNotFoundError(2, "No such file or directory", "/out/a.tmp-7"))
+    'No such file or directory'
+    """
     if isinstance(error, OSError):
-        reason = error.strerror or str(error)
-    else:
-        message = getattr(error, "message", None) or str(error)
-        reason = _TENSORFLOW_OP.sub("", message).split("; ")[-1]
-    return OSError(f"cannot write {path}: {reason}")
+        return error.strerror or str(error)
+    return tensorflow_error_line(error).split("; ")[-1]
 
 
 def copy_file(source, path):
     """Copies `source` to `path` whole (`written_whole`; local files or URLs).
 
     Raises:
-        OSError: naming both files and the reason.
+        OSError: naming both files (not the temporary one) and the reason.
 
     >>> import tempfile
     >>> folder = tempfile.mkdtemp()
@@ -201,7 +207,7 @@ def copy_file(source, path):
         with written_whole(path) as temp:
             tf.io.gfile.copy(source, temp, overwrite=True)
     except tf.errors.OpError as error:
-        raise OSError(f"cannot copy {source} to {path}: {error.message}") from None
+        raise OSError(f"cannot copy {source} to {path}: {_reason(error)}") from None
 
 
 def prepare_folder_for(path):

@@ -29,7 +29,7 @@ import traceback
 import tensorflow as tf
 from absl import app, flags
 
-from bert_tf.errors import UsageError
+from bert_tf.errors import UsageError, tensorflow_error_line
 from bert_tf.script_output import StdoutClosed, end_with_stdout_closed, print_output
 from bert_tf.training.interrupts import TrainingStopped
 
@@ -52,12 +52,21 @@ EXPECTED_ERRORS = (ValueError, OSError, TrainingStopped, tf.errors.DataLossError
                    tf.errors.PermissionDeniedError)
 
 
+def error_line(error):
+    """The one line that tells `error`: TensorFlow's without its framing, a file's error
+    as "PATH: reason" (Python's "[Errno 21] Is a directory: 'PATH'")."""
+    if isinstance(error, tf.errors.OpError):
+        return tensorflow_error_line(error)
+    if isinstance(error, OSError) and error.filename is not None and error.strerror:
+        return f"{error.filename}: {error.strerror}"
+    return getattr(error, "message", None) or str(error) or type(error).__name__
+
+
 def _fail(program, error, exit_code):
     verbose = FLAGS.is_parsed() and FLAGS.verbose
     if verbose:
         traceback.print_exception(error)
-    message = getattr(error, "message", None) or str(error) or type(error).__name__
-    sys.stderr.write(f"{program}: error: {message}\n")
+    sys.stderr.write(f"{program}: error: {error_line(error)}\n")
     if not verbose:
         # Only teardown follows, and its log lines would bury the error: e.g.
         # TensorFlow's warnings about a checkpoint left half-restored.

@@ -188,3 +188,20 @@ def test_bad_flags_are_named(tmp_path, uncased_vocab_file):
             "--num_warmup_steps=0", *extra.split()))
         assert run.returncode == 2 and f"run_pretraining: error: {message}" in run.stderr
     assert not (tmp_path / "d").exists() and not (tmp_path / "served").exists()
+
+
+def test_an_input_file_deleted_during_training_is_told_in_one_line(tmp_path):
+    """The reading op fails inside the training step's `tf.function`: TensorFlow's message
+    ran over eight lines ("Graph execution error:", the node, the stack, the op)."""
+    from bert_tf.scripts.cli import error_line
+    path = str(tmp_path / "train.tfrecord")
+    with tf.io.TFRecordWriter(path) as writer:
+        writer.write(b"record")
+    records = iter(tf.data.TFRecordDataset(path).repeat())
+    read = tf.function(lambda: next(records))
+    read()
+    os.remove(path)
+    with pytest.raises(tf.errors.NotFoundError) as error:
+        for _ in range(3):  # the next epoch opens the file again
+            read()
+    assert error_line(error.value) == f"{path}; No such file or directory"
