@@ -1,9 +1,15 @@
-"""What a run leaves for people: TensorBoard scalars and eval_results.txt."""
+"""What a run leaves for people: TensorBoard scalars and eval_results.txt.
+
+A folder of scalars that cannot be made or written (read-only, a full
+disk) fails as every other output does, "cannot write FOLDER: reason"
+(TensorFlow's error named its events file over three lines, and a full
+disk's "File too large" came as an `OutOfRangeError`, with a traceback).
+"""
 
 import tensorflow as tf
 from tensorflow.core.framework import summary_pb2
 
-from bert_tf.atomic_files import write_text
+from bert_tf.atomic_files import cannot_write, write_text
 
 # `tf.summary.scalar` lives in the tensorboard package, which TensorFlow no
 # longer installs; its events are `tf.summary.write` calls tagged for the
@@ -12,19 +18,40 @@ _SCALAR_METADATA = summary_pb2.SummaryMetadata(
     plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="scalars"))
 
 
-def write_scalars(writer, step, scalars):
-    """Writes `{name: number}` as TensorBoard scalars at `step` and flushes.
+class ScalarWriter:
+    """TensorBoard scalars in `folder` (a run's `train` or `eval`), made at once.
+
+    Args:
+        folder: where the events file goes (made if need be).
+        enabled: False: a writer that writes nothing (a worker other than the chief).
+
+    Raises:
+        OSError: "cannot write FOLDER: reason", here or from `write`.
 
     Example:
 
     >>> import tempfile
-    >>> writer = tf.summary.create_file_writer(tempfile.mkdtemp())
-    >>> write_scalars(writer, 10, {"loss": 2.5, "learning_rate": 1e-4})
+    >>> ScalarWriter(tempfile.mkdtemp()).write(10, {"loss": 2.5, "learning_rate": 1e-4})
     """
-    with writer.as_default(step=step):
-        for name, value in scalars.items():
-            tf.summary.write(name, tf.constant(value, tf.float32), metadata=_SCALAR_METADATA)
-    writer.flush()
+
+    def __init__(self, folder, enabled=True):
+        self.folder = folder
+        try:
+            self._writer = (tf.summary.create_file_writer(folder) if enabled
+                            else tf.summary.create_noop_writer())
+        except tf.errors.OpError as error:
+            raise cannot_write(folder, error) from None
+
+    def write(self, step, scalars):
+        """Writes `{name: number}` as scalars at `step` and flushes."""
+        try:
+            with self._writer.as_default(step=step):
+                for name, value in scalars.items():
+                    tf.summary.write(name, tf.constant(value, tf.float32),
+                                     metadata=_SCALAR_METADATA)
+            self._writer.flush()
+        except tf.errors.OpError as error:
+            raise cannot_write(self.folder, error) from None
 
 
 def write_eval_results(path, results):

@@ -59,7 +59,7 @@ from bert_tf.training.objective import metric_values
 from bert_tf.training.progress import Progress
 from bert_tf.training.run_checkpoints import RunCheckpoints
 from bert_tf.training.steps import StepFunctions
-from bert_tf.training.summaries import write_scalars
+from bert_tf.training.summaries import ScalarWriter
 from bert_tf.training.worker_agreement import WorkerAgreement
 from bert_tf.work_progress import WorkProgress
 
@@ -269,15 +269,14 @@ class Trainer:
         learning_rate = float(tf.convert_to_tensor(self.optimizer.learning_rate))
         scalars = dict(results, learning_rate=learning_rate,
                        sequences_per_second=sequences_per_second)
-        write_scalars(writer, step, scalars)
+        writer.write(step, scalars)
         progress.report(step, results, learning_rate, sequences_per_second)
 
     def _summary_writer(self, name):
         """The writer of `output_dir/name` (one per run and name; a no-op off the chief)."""
         if name not in self._writers:
-            self._writers[name] = (
-                tf.summary.create_file_writer(os.path.join(self.output_dir, name))
-                if self.is_chief else tf.summary.create_noop_writer())
+            self._writers[name] = ScalarWriter(os.path.join(self.output_dir, name),
+                                               enabled=self.is_chief)
         return self._writers[name]
 
     # -- evaluation -------------------------------------------------------
@@ -323,7 +322,7 @@ class Trainer:
         progress.close()
         step = int(self.global_step.numpy())
         results = {"global_step": step, "loss": loss_sum / batches, **metric_values(sums)}
-        write_scalars(self._summary_writer("eval"), step,
-                      {k: v for k, v in results.items() if k != "global_step"})
+        self._summary_writer("eval").write(
+            step, {k: v for k, v in results.items() if k != "global_step"})
         logging.info("evaluation at step %d over %d batches: %s", step, batches, results)
         return results

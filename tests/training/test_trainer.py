@@ -10,8 +10,9 @@ import tensorflow as tf
 
 from bert_tf.training.objective import LossWeights, Objective, batch_loss
 from bert_tf.tasks.pretraining_inputs import left_to_right_batch
-from bert_tf.training.summaries import write_eval_results
+from bert_tf.training.summaries import ScalarWriter, write_eval_results
 from bert_tf.training.trainer import NonFiniteLossError, Trainer
+from tests_shared import file_size_limit
 from training.tiny_training import BATCH, dataset_fn, examples, make_trainer
 
 
@@ -57,6 +58,20 @@ def test_tensorboard_scalars(trained):
     assert [step for step, _ in scalars["loss"]] == [2, 4, 5]  # one per execution
     # The rate after step 5: linear decay from 1e-3 at step 0 to 0 at step 20.
     assert scalars["learning_rate"][-1][1] == pytest.approx(1e-3 * (1 - 5 / 20))
+
+
+def test_a_scalars_folder_that_cannot_be_written_is_named_in_one_line(tmp_path):
+    """TensorFlow's errors named the events file over three lines; a full disk's was an
+    `OutOfRangeError`, which the scripts showed with a traceback."""
+    (tmp_path / "a_file").write_text("in the way")
+    with pytest.raises(OSError, match=rf"^cannot write {tmp_path}/a_file/train: .*a_file is not "
+                                      "a directory$"):
+        ScalarWriter(str(tmp_path / "a_file" / "train"))
+    writer = ScalarWriter(str(tmp_path / "train"))
+    with file_size_limit(512), pytest.raises(
+            OSError, match=rf"^cannot write {tmp_path}/train: File too large$"):
+        for step in range(20):
+            writer.write(step, {"loss": 2.5, "learning_rate": 1e-4})
 
 
 def test_evaluate_equals_direct_computation(trained, tmp_path):
