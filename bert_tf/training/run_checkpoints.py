@@ -2,7 +2,7 @@
 
 A run writes `output_dir/ckpt-N` every `save_checkpoints_steps` steps and
 at its end (TensorFlow's `CheckpointManager`, which also deletes the oldest
-beyond `max_to_keep`). Three rules keep earlier work safe:
+beyond `max_to_keep`). These rules keep earlier work safe:
 
 * a rerun resumes from the newest checkpoint there that reads, or loads
   the weights of a checkpoint the original code left (`resume`);
@@ -12,7 +12,9 @@ beyond `max_to_keep`). Three rules keep earlier work safe:
   `nonfinite_checkpoints/`, so the newest one left is a good start;
 * a save that fails (a full disk) removes the part it wrote (TensorFlow's
   `ckpt-N_temp/` folder, which would fill the disk further); the
-  checkpoints before it stay as they were.
+  checkpoints before it stay as they were;
+* a run whose output folder was deleted or replaced while it trained
+  saves nothing more and stops (`_check_output_dir_in_place`).
 
 Under `MultiWorkerMirroredStrategy` every worker must save (the save is a
 collective), but only the chief's files are kept: the others write to a
@@ -36,6 +38,7 @@ True
 
 import os
 import shutil
+import weakref
 
 import tensorflow as tf
 from absl import logging
@@ -70,6 +73,9 @@ class RunCheckpoints:
         self._max_to_keep = max_to_keep
         self._open_manager()
         self._written = set()  # checkpoint prefixes this run saved
+        # The output folder this run writes to, held open; None until there is one (the
+        # first save makes it), for URLs, and off the chief.
+        self._output_dir_handle = self._open_output_dir()
 
     def _open_manager(self):
         """(Re)reads the state file: after `resume` repaired it, the manager must see that."""
@@ -79,6 +85,39 @@ class RunCheckpoints:
 
     def _step(self):
         return int(self._global_step.numpy())
+
+    def _open_output_dir(self):
+        """A handle of the output folder, closed with this object; None (see `__init__`).
+
+        Held open, a deleted folder keeps its inode: a folder made later at
+        its path cannot get the same one, and pass for it.
+        """
+        if not self._is_chief or not os.path.isdir(self._output_dir):
+            return None
+        handle = os.open(self._output_dir, os.O_RDONLY | os.O_DIRECTORY)
+        weakref.finalize(self, os.close, handle)
+        return handle
+
+    def _check_output_dir_in_place(self, prefix):
+        """Refuses to save once the output folder this run wrote to was deleted or replaced.
+
+        TensorFlow would make the folder again and write on, and the run
+        would end as if nothing had happened: its checkpoints without the
+        run's record (`run.json`), its TensorBoard scalars written on into
+        the deleted file, and, where a new run was started in a folder of
+        the same name, the two interleaving their checkpoints there (the
+        lock, `run_dir.OutputDirLock`, is on the deleted folder's file).
+        """
+        if self._output_dir_handle is None:
+            return
+        try:
+            in_place = os.path.samestat(os.fstat(self._output_dir_handle),
+                                        os.stat(self._output_dir))
+        except OSError:  # nothing there, or a file in the path
+            in_place = False
+        if not in_place:
+            raise OSError(f"cannot write {prefix}: {self._output_dir} was deleted or replaced "
+                          "while this run wrote to it; stopping rather than write there again")
 
     def restore_latest(self):
         """Resumes from the output folder: the newest readable checkpoint, else the original's.
@@ -116,11 +155,13 @@ class RunCheckpoints:
         Raises:
             CheckpointError: a checkpoint of this step exists that this run
                 did not write (resume with `restore_latest` first).
-            OSError: "cannot write PREFIX: reason" (a full disk, a read-only folder).
+            OSError: "cannot write PREFIX: reason" (a full disk, a read-only folder,
+                an output folder deleted during the run).
         """
         prefix = self.prefix(self._step())
         if prefix in self._written:
             return prefix
+        self._check_output_dir_in_place(prefix)
         if self._is_chief and tf.io.gfile.exists(prefix + ".index"):
             raise CheckpointError(
                 f"{prefix} exists and was not written by this run; not overwriting it "
@@ -131,6 +172,8 @@ class RunCheckpoints:
             discard(f"{prefix}_temp")  # the shards written so far
             raise cannot_write(prefix, error) from None
         self._written.add(path)
+        if self._output_dir_handle is None:
+            self._output_dir_handle = self._open_output_dir()
         if not self._is_chief:
             shutil.rmtree(self._folder, ignore_errors=True)
         return path

@@ -227,3 +227,24 @@ def test_a_checkpoint_save_on_a_full_disk_names_it_and_leaves_the_earlier_ones(e
     assert rerun.checkpoints.restore_latest() == 4
     rerun.train(dataset_fn(), num_steps=6)
     assert tf.train.latest_checkpoint(str(folder)).endswith("ckpt-6")
+
+
+def test_a_run_whose_output_folder_was_deleted_or_replaced_saves_no_more(tmp_path):
+    """TensorFlow made the folder again and the run ended well: its checkpoints without its
+    run.json, or beside those of a new run started there (whose lock is not this run's)."""
+    from bert_tf.training.run_checkpoints import RunCheckpoints
+    step = tf.Variable(1, dtype=tf.int64)
+    folder = tmp_path / "run"
+    checkpoints = RunCheckpoints(tf.train.Checkpoint(global_step=step), None, step,
+                                 str(folder), is_chief=True)
+    checkpoints.save()  # makes the folder
+    shutil.rmtree(folder)
+    step.assign(2)
+    with pytest.raises(OSError, match=rf"^cannot write {folder}/ckpt-2: {folder} was deleted or "
+                                      "replaced while this run wrote to it"):
+        checkpoints.save()
+    assert not folder.exists()
+    folder.mkdir()  # a new run's
+    with pytest.raises(OSError, match="was deleted or replaced"):
+        checkpoints.save()
+    assert os.listdir(folder) == []
