@@ -18,9 +18,14 @@ checkpoint; rerun to resume; 141, SIGPIPE's, when stdout's reader went away),
 
 `--help` (also `-h`, `--helpshort`) shows the script's docstring and its
 own flags and exits 0; `--helpfull` lists absl's and TensorFlow's flags too.
+
+The flags that name files and folders get a leading `~` expanded, as a shell
+does not after `--flag=`, and a name that is not UTF-8 is refused
+(`resolve_path_flags`).
 """
 
 import logging
+import os
 import signal
 import sys
 import threading
@@ -43,6 +48,9 @@ HELP_ARGS = ("-h", "-?", "--help", "--helpshort")
 # Besides the script's module, where a script's flags are defined: `--verbose`
 # here, the runners' shared flags in `runner_flags` (those the script defined).
 SHARED_FLAG_MODULES = ("bert_tf.scripts.runner_flags", __name__)
+# How the names of the flags that name files and folders end (`--vocab_file`,
+# `--output_dir`, `--init_checkpoint`): `resolve_path_flags`.
+PATH_FLAG_ENDINGS = ("_file", "_dir", "_checkpoint")
 # What a user can fix; anything else is a bug and keeps its traceback. TensorFlow's
 # file errors name the file: a full disk or memory (ResourceExhausted), a read-only
 # folder (PermissionDenied). (Its FailedPrecondition is also a bug's error; paths
@@ -121,6 +129,37 @@ def check_export_dir_flag(export_dir):
         raise UsageError(f"--export_dir: {error}") from None
 
 
+def resolve_path_flags(script):
+    """Expands a leading `~` in the path flags of `script` (a module); refuses names not UTF-8.
+
+    A shell expands `~` only at the start of a word, not after
+    `--output_dir=`: the run made a folder named `~` in the current one and
+    wrote there. Each comma-separated path of a flag (`--input_file=a,~/b`)
+    is expanded as the shell would have. TensorFlow cannot open a name
+    that is not UTF-8 (a Latin-1 file name): it failed at the first
+    write, with "'utf-8' codec can't encode character '\\udce9'", naming
+    no flag and no file.
+
+    Raises:
+        UsageError: "--FLAG=PATH: ..." for a name that is not UTF-8.
+    """
+    for module in (script.__name__, *SHARED_FLAG_MODULES):
+        for flag in FLAGS.get_flags_for_module(module):
+            value = flag.value
+            if not (flag.name.endswith(PATH_FLAG_ENDINGS) and isinstance(value, str)):
+                continue
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                shown = os.fsencode(value).decode("utf-8", "backslashreplace")
+                raise UsageError(f"--{flag.name}={shown}: not a UTF-8 name, which TensorFlow "
+                                 "cannot open; use a UTF-8 one") from None
+            expanded = ",".join(os.path.expanduser(path.strip()) if path.strip().startswith("~")
+                                else path for path in value.split(","))
+            if expanded != value:
+                setattr(FLAGS, flag.name, expanded)
+
+
 def _asks_for_help(argv):
     """Whether command line `argv` asks for help; arguments after `--` are not flags."""
     flag_args = argv[1:argv.index("--")] if "--" in argv else argv[1:]
@@ -169,6 +208,7 @@ def run_main(run, program, required=()):
         on_main_thread = threading.current_thread() is threading.main_thread()
         previous = signal.signal(signal.SIGTERM, _terminate) if on_main_thread else None
         try:
+            resolve_path_flags(sys.modules[run.__module__])
             run()
         except StdoutClosed:
             end_with_stdout_closed()

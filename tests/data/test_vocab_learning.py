@@ -1,6 +1,8 @@
 """Vocabulary learning on real corpus text, checked with the original layout
 and with tokenizers we did not write (HuggingFace) besides our reference one."""
 
+import os
+
 import pytest
 import tensorflow as tf
 import transformers
@@ -115,6 +117,27 @@ def test_script_writes_a_vocab_file(tmp_path):
     vocab = list(load_vocab(str(out)))
     assert vocab[:15] == ["[PAD]"] + [f"[unused{i}]" for i in range(10)] + SPECIALS
     assert 250 < len(vocab) <= 400  # 33 lines hold fewer pieces than asked
+
+
+def test_script_expands_a_tilde_and_refuses_a_name_that_is_not_utf8(tmp_path, monkeypatch):
+    """A shell leaves `~` after `--output_file=` as it is: the run wrote to a folder named
+    `~` in the current one. TensorFlow cannot open a Latin-1 name, and failed with a
+    UnicodeEncodeError naming neither flag nor file."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "cwd").mkdir()
+    monkeypatch.chdir(tmp_path / "cwd")
+    (tmp_path / "corpus.txt").write_bytes(shared_path("corpus", "sample_text.txt").read_bytes())
+    result = run_script("learn_vocab.py", "--input_file=~/corpus.txt",
+                        "--output_file=~/out/vocab.txt", "--vocab_size=400", "--min_count=2")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert (tmp_path / "out" / "vocab.txt").exists()
+    assert os.listdir(tmp_path / "cwd") == []
+    latin1 = os.fsdecode(os.fsencode(str(tmp_path)) + b"/caf\xe9.txt")
+    result = run_script("learn_vocab.py", "--input_file=~/corpus.txt", f"--output_file={latin1}")
+    assert result.returncode == 2
+    assert result.stderr.splitlines()[-1] == (
+        f"learn_vocab: error: --output_file={tmp_path}/caf\\xe9.txt: not a UTF-8 name, which "
+        "TensorFlow cannot open; use a UTF-8 one")
 
 
 def test_script_names_a_missing_input(tmp_path):
