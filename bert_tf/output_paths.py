@@ -2,7 +2,8 @@
 
 `check_outputs_apart` refuses, before any work rather than after it, an
 output path that is one of the run's inputs (its data, its vocabulary, its
-start weights), a directory, or another spelling of another output. Paths
+start weights), a directory (or a name ending in "/", which makes one),
+or another spelling of another output. Paths
 are compared as files (`file_identity`: links and `./` spellings are one
 file). Pure `os`: the SQuAD scorer uses it without TensorFlow.
 """
@@ -54,11 +55,19 @@ def check_outputs_apart(output_files: Sequence[str],
       Traceback (most recent call last):
       ...
       bert_tf.errors.UsageError: output_file ... is a directory; name a file there
+      >>> check_outputs_apart(["out/vocab.txt/"], {})
+      Traceback (most recent call last):
+      ...
+      bert_tf.errors.UsageError: output_file out/vocab.txt/ ends in '/', a folder's name; name a file
     """
     written = {}  # file identity -> the output spelling it
     for output in output_files:
         if os.path.isdir(output):
             raise UsageError(f"{output_flag} {output} is a directory; name a file there")
+        # The writers would make a folder of that name, write the whole output, and
+        # then fail to rename it over the folder.
+        if output.endswith(("/", os.sep)):
+            raise UsageError(f"{output_flag} {output} ends in '/', a folder's name; name a file")
         identity = file_identity(output)
         if identity in written:
             raise UsageError(f"{output_flag} names one file twice ({written[identity]}, "

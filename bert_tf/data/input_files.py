@@ -32,7 +32,8 @@ def expand_input_patterns(input_patterns: Union[str, Sequence[str]]) -> List[str
     decides which random draws each document gets.
 
     Raises:
-      ValueError: naming the first pattern that matches no file.
+      ValueError: naming the first pattern that matches no file, or a folder
+        (its files are what a run could read: a glob names them).
 
     Example:
       >>> import tempfile
@@ -46,6 +47,15 @@ def expand_input_patterns(input_patterns: Union[str, Sequence[str]]) -> List[str
       Traceback (most recent call last):
       ...
       ValueError: input pattern '.../c*' matches no file
+      >>> expand_input_patterns(folder)  # doctest: +ELLIPSIS
+      Traceback (most recent call last):
+      ...
+      ValueError: input pattern '...' is a folder; name its files (.../*)
+      >>> os.mkdir(os.path.join(folder, "more"))
+      >>> expand_input_patterns(f"{folder}/*")  # doctest: +ELLIPSIS
+      Traceback (most recent call last):
+      ...
+      ValueError: input pattern '.../*' matches a folder, .../more; name its files (.../more/*)
     """
     if isinstance(input_patterns, str):
         input_patterns = input_patterns.split(",")
@@ -57,6 +67,12 @@ def expand_input_patterns(input_patterns: Union[str, Sequence[str]]) -> List[str
         matched = tf.io.gfile.glob(pattern)
         if not matched:
             raise ValueError(f"input pattern {pattern!r} matches no file")
+        # Local files only: a URL's would cost a request each (thousands of shards).
+        folders = [path for path in matched if "://" not in path and os.path.isdir(path)]
+        if folders:
+            what = "is a folder" if folders[0] == pattern else f"matches a folder, {folders[0]}"
+            raise ValueError(f"input pattern {pattern!r} {what}; name its files "
+                             f"({os.path.join(folders[0], '*')})")
         files.extend(matched)
     return files
 
