@@ -145,12 +145,14 @@ def check_export_dir(export_dir):
     the `--model_dir` it may be made from): a folder there would hide the
     checkpoint from every later reader of that prefix or its folder.
     The folder above it is made here, and must be writable: the export is
-    written beside it first.
+    written beside it first, and renamed into place (so `export_dir` is no
+    mount point: that rename failed once the export was written, "Device or
+    resource busy").
 
     Raises:
         FileExistsError: naming `export_dir` and what is in the way.
         OSError: "cannot write ...", the folder above it cannot be written,
-            or a URL: exports are written to a local folder.
+            a mount point, or a URL: exports are written to a local folder.
     """
     if "://" in export_dir:
         raise OSError(f"{export_dir}: exports are written to a local folder; copy the "
@@ -170,7 +172,19 @@ def check_export_dir(export_dir):
         if entries and "saved_model.pb" not in entries:
             raise FileExistsError(f"{export_dir}: exists and is not a SavedModel (no "
                                   "saved_model.pb); not replacing it")
+        if os.path.ismount(os.path.realpath(export_dir)):  # a container's volume, say
+            raise _mount_point_error(export_dir)
     prepare_folder_for(os.path.abspath(export_dir))
+
+
+def _mount_point_error(export_dir):
+    """The error of an export to a mount point, which the export's rename cannot move.
+
+    `os.path.ismount` does not see a bind mount of a folder of the same file
+    system: its rename fails after the export, with EBUSY.
+    """
+    return OSError(f"{export_dir}: a mount point, which an export cannot replace (it renames "
+                   "a whole folder into place); export to a folder inside it")
 
 
 def _restore_set_aside(export_dir):
@@ -217,7 +231,12 @@ def _save(module, export_dir):
             # of ours (progress, results) vanished.
             logging.get_absl_logger().setLevel(absl_level)
         if os.path.exists(export_dir):
-            os.replace(export_dir, replaced)
+            try:
+                os.replace(export_dir, replaced)
+            except OSError as error:
+                if error.errno == errno.EBUSY:
+                    raise _mount_point_error(export_dir) from None
+                raise cannot_write(export_dir, error) from None
         try:
             os.replace(staging, export_dir)
         except BaseException as error:
