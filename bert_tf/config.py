@@ -196,6 +196,9 @@ class BertConfig:
                 The two read differently: HuggingFace's "gelu" is the exact
                 GELU, the original's the tanh approximation.
         """
+        if os.path.isdir(path):
+            raise ConfigError(f"{path}: a folder, not a config file; name the one in it "
+                              "(bert_config.json)")
         if not os.path.isfile(path):
             raise ConfigError(f"{path}: config file not found")
         try:

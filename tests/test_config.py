@@ -49,6 +49,8 @@ def test_unknown_size():
 def test_missing_file_names_it(tmp_path):
     with pytest.raises(ConfigError, match="nope.json: config file not found"):
         BertConfig.from_json_file(str(tmp_path / "nope.json"))
+    with pytest.raises(ConfigError, match=f"^{tmp_path}: a folder, not a config file"):
+        BertConfig.from_json_file(str(tmp_path))
 
 
 def test_bad_json_names_file(tmp_path):

@@ -174,9 +174,11 @@ def run(task, options):
     try:
         prepare_folder_for(os.path.join(options.output_dir, RECORD_FILE))
     except OSError as error:
-        raise UsageError(f"--output_dir={options.output_dir}: {error} (to score a model in a "
-                         "folder you cannot write, give a new --output_dir and "
-                         "--init_checkpoint=that folder)") from None
+        # Where the folder holds a model to score, not where training would write it.
+        hint = (" (to score a model in a folder you cannot write, give a new --output_dir and "
+                "--init_checkpoint=that folder)"
+                if not options.do_train and os.path.isdir(options.output_dir) else "")
+        raise UsageError(f"--output_dir={options.output_dir}: {error}{hint}") from None
     # One run per folder (the chief holds the lock; workers share the folder by design).
     lock = OutputDirLock(options.output_dir) if distribution.is_chief(strategy) else (
         contextlib.nullcontext())

@@ -329,6 +329,12 @@ def test_an_export_that_cannot_be_written_fails_before_work(tmp_path):
         runner.run(task, quick_options(tmp_path / "out", do_train=True,
                                        export_dir=str(tmp_path / "vocab.txt" / "served")))
     assert not (tmp_path / "out").exists()
+    # Nor an output folder: told without the hint for scoring a read-only folder's model.
+    with pytest.raises(UsageError) as error:
+        runner.run(task, quick_options(tmp_path / "vocab.txt" / "out", do_train=True))
+    assert str(error.value) == (f"--output_dir={tmp_path}/vocab.txt/out: cannot write "
+                                f"{tmp_path}/vocab.txt/out/run.json: a file stands where its "
+                                "folder would be")
 
 
 def test_training_into_the_folder_of_its_start_weights_is_refused(tmp_path, mrpc):
