@@ -71,9 +71,9 @@ def run():
             read_files["init_checkpoint"] = [os.path.join(folder, name)
                                              for name in os.listdir(folder)]
     check_outputs_apart([FLAGS.output_file], read_files)
-    prepare_folder_for(FLAGS.output_file)
     config = model_files.config
     layer_indexes = resolve_layer_indexes(FLAGS.layers, config.num_hidden_layers)
+    prepare_folder_for(FLAGS.output_file)  # once the flags are checked: no folder otherwise
     # Made before the model loads, so that a name its format refuses fails at once; an
     # error while loading removes its temporary file.
     with WRITERS[FLAGS.output_format](FLAGS.output_file, layer_indexes,

@@ -95,11 +95,11 @@ def test_npz_with_concatenated_layers(release, input_file, tmp_path, hf_minilm, 
 
 
 def test_bad_layer_index_names_flag(release, input_file, tmp_path):
-    result = _run(release, input_file, tmp_path / "x.jsonl", "--layers=-1,-9")
+    result = _run(release, input_file, tmp_path / "new" / "x.jsonl", "--layers=-1,-9")
     assert result.returncode == 2
     assert "--layers=-1,-9: -9 is not a layer of a 6-layer model (use indexes in [-6, 5])" \
         in result.stderr and "Traceback" not in result.stderr
-    assert not (tmp_path / "x.jsonl").exists()
+    assert not (tmp_path / "new").exists()  # nor the output's folder
 
 
 def test_an_npz_name_without_npz_is_refused_before_the_model_loads(release, input_file,
