@@ -86,7 +86,8 @@ def define_runtime_flags():
                       "Default: tpu with --use_tpu, else one_device.")
     flags.DEFINE_integer("num_gpus", 0, "GPUs for --distribution_strategy=mirrored (0: all).",
                          lower_bound=0)
-    flags.DEFINE_string("tpu", None, "Cloud TPU name or grpc:// address.")
+    flags.DEFINE_string("tpu", None, "Cloud TPU name, or its address: grpc://HOST:PORT "
+                        "or HOST:PORT.")
     flags.DEFINE_integer("worker_wait_seconds", RunOptions.worker_wait_seconds,
                          "With --distribution_strategy=multi_worker_mirrored: how long a "
                          "worker waits for the others of TF_CONFIG to start (0: for ever).",

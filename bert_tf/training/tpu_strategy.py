@@ -2,21 +2,20 @@
 
 Where no TPU can be reached, TensorFlow's own failures say little: a
 resolver error from deep in the Cloud client, an `UnimplementedError`
-traceback from an address that answers as something else, or, from an
-address where nothing listens, a wait for ever without a word. Each is one
-`DistributionError` here, naming `--tpu`: no TPU on this machine and none
-named; a name that does not resolve; nothing answering at the address
-within `TPU_ANSWER_SECONDS`; an answer from no TPU worker.
+traceback from a gRPC server that is no TPU worker, or, from an address
+where nothing or no gRPC server listens, a wait for ever without a word.
+Each is one `DistributionError` here, naming `--tpu`: no TPU on this
+machine and none named; a name that does not resolve; an address that
+cannot be a TPU worker's (`tpu_address.check_address`, in seconds); an
+answer from no TPU worker.
 """
 
 import os
 
 import tensorflow as tf
 
-from bert_tf.training import worker_watch
 from bert_tf.training.distribution import DistributionError
-
-TPU_ANSWER_SECONDS = 10.0  # how long a TPU's address may take to accept a connection
+from bert_tf.training.tpu_address import check_address, grpc_target
 
 
 def _tpu_resolver(tpu, zone, project):
@@ -27,17 +26,16 @@ def _tpu_resolver(tpu, zone, project):
             "--distribution_strategy=tpu: no TPU here. Name a Cloud TPU with --tpu "
             "(or --tpu_name), e.g. --tpu=my-tpu or --tpu=grpc://10.0.0.2:8470, or run on a "
             "TPU VM; use --distribution_strategy=one_device|mirrored otherwise.")
+    target = grpc_target(tpu or "local")
     try:
         resolver = tf.distribute.cluster_resolver.TPUClusterResolver(
-            tpu=tpu or "local", zone=zone, project=project)
+            tpu=target, zone=zone, project=project)
     except Exception as e:  # the resolver raises URLError, ValueError, HttpError...
         raise DistributionError(f"--tpu={tpu}: cannot resolve this TPU ({e})") from e
-    # TensorFlow would wait for ever, without a word, on an address where nothing listens.
+    # TensorFlow would wait for ever, without a word, where no TPU worker's server listens.
     address = resolver.master().partition("grpc://")[2]
-    if address and not worker_watch.answers(address, timeout=TPU_ANSWER_SECONDS):
-        raise DistributionError(f"--tpu={tpu}: nothing answers at {address} within "
-                                f"{TPU_ANSWER_SECONDS:.0f} s; check the TPU's address and that "
-                                "it is running")
+    if address:
+        check_address(tpu, address, speaks_grpc=target.startswith("grpc://"))
     return resolver
 
 

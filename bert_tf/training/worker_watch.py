@@ -21,18 +21,37 @@ import time
 REPORT_SECONDS = 30.0
 
 
+def unreachable(address, timeout=2.0):
+    """Why nothing accepts a connection at `address` ("host:port"), in words; None if it does.
+
+    The words follow the address in a sentence: "a:1 refused the connection".
+
+    >>> unreachable("localhost:1")
+    'refused the connection'
+    """
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            return None
+    except ValueError:
+        return "is not a HOST:PORT address"
+    except ConnectionRefusedError:
+        return "refused the connection"
+    except socket.gaierror as e:  # before OSError, which it is
+        return f"does not resolve ({e.strerror})"
+    except TimeoutError:
+        return f"did not accept a connection within {timeout:g} s"
+    except OSError as e:
+        return f"cannot be reached ({e.strerror or e})"
+
+
 def answers(address, timeout=2.0):
     """Whether something listens at `address` ("host:port").
 
     >>> answers("localhost:1")
     False
     """
-    host, _, port = address.rpartition(":")
-    try:
-        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
-            return True
-    except (OSError, ValueError):
-        return False
+    return unreachable(address, timeout) is None
 
 
 def status(others):

@@ -1,56 +1,18 @@
-"""Strategies for real: 2 logical CPUs, a TPU that is not there, and TF_CONFIG checked
-(two real worker processes: test_multi_worker.py)."""
+"""Strategies for real: 2 logical CPUs, and TF_CONFIG checked (two real worker processes:
+test_multi_worker.py; a TPU that is not there: test_tpu_strategy.py)."""
 
 import json
 import os
 import re
 import subprocess
 import sys
-import time
 
 import pytest
-import tensorflow as tf
 
-from bert_tf.training import distribution
 from bert_tf.training.distribution import DistributionError, check_tf_config, get_strategy
-from tests_shared import free_ports
 from training.pretraining_runs import environment, golden_records
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def test_tpu_without_a_tpu_fails_at_once():
-    start = time.time()
-    with pytest.raises(DistributionError, match="no TPU here.*--tpu"):
-        get_strategy("tpu")
-    with pytest.raises(DistributionError, match="--tpu=no-such-tpu-name: cannot resolve"):
-        get_strategy("tpu", tpu="no-such-tpu-name")
-    assert time.time() - start < 10
-
-
-def test_a_tpu_address_where_nothing_answers_fails_at_once():
-    """TensorFlow waited for ever, without a word, to connect to such an address (a process
-    of its own: a hang would outlive the test)."""
-    port = free_ports(1)[0]
-    code = ("from bert_tf.training.distribution import get_strategy\n"
-            f"get_strategy('tpu', tpu='grpc://127.0.0.1:{port}')")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            timeout=60, env=environment())
-    assert (f"DistributionError: --tpu=grpc://127.0.0.1:{port}: nothing answers at "
-            f"127.0.0.1:{port} within 10 s" in result.stderr), result.stderr[-2000:]
-
-
-def test_an_address_that_answers_as_no_tpu_worker_is_named_in_one_line(monkeypatch):
-    """What a server there that is not a TPU worker answered came as a traceback."""
-    def refuse(resolver):
-        raise tf.errors.UnimplementedError(None, None, "Received http2 header with status: "
-                                           "404\nAdditional GRPC error information ...")
-    monkeypatch.setattr(distribution.worker_watch, "answers", lambda address, timeout: True)
-    monkeypatch.setattr(tf.config, "experimental_connect_to_cluster", refuse)
-    with pytest.raises(DistributionError) as failure:
-        get_strategy("tpu", tpu="grpc://10.0.0.2:8470")
-    assert str(failure.value) == ("--tpu=grpc://10.0.0.2:8470: cannot connect to this TPU "
-                                  "(Received http2 header with status: 404)")
 
 
 def test_a_cluster_of_workers_is_refused_to_a_one_machine_strategy(monkeypatch):
