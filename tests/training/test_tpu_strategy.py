@@ -82,17 +82,25 @@ def test_a_tpu_address_where_no_grpc_server_answers_fails_in_seconds(monkeypatch
         "it is running")
 
 
-def test_a_refused_or_unresolvable_tpu_address_says_which():
+def test_a_tpu_address_that_takes_no_connection_says_why(monkeypatch):
+    """Refused, unresolvable, or dropped (a listener whose queue is full drops new connections,
+    as a firewall does): each said so in seconds."""
+    monkeypatch.setattr(tpu_address, "TPU_ANSWER_SECONDS", 0.3)
     port = free_ports(1)[0]
-    for tpu, found in [(f"grpc://127.0.0.1:{port}", f"127.0.0.1:{port} refused the connection"),
-                       ("no-such-host.invalid:8470",
-                        "no-such-host.invalid:8470 does not resolve (")]:
-        start = time.time()
-        with pytest.raises(DistributionError) as failure:
-            get_strategy("tpu", tpu=tpu)
-        assert str(failure.value).startswith(f"--tpu={tpu}: {found}"), failure.value
-        assert str(failure.value).endswith("; check the TPU's address and that it is running")
-        assert time.time() - start < 3
+    with socket.create_server(("127.0.0.1", 0), backlog=0) as full, socket.socket() as held:
+        held.connect(full.getsockname())  # the one connection its queue holds
+        dropping = f"127.0.0.1:{full.getsockname()[1]}"
+        for tpu, found in [
+                (f"grpc://127.0.0.1:{port}", f"127.0.0.1:{port} refused the connection"),
+                ("no-such-host.invalid:8470", "no-such-host.invalid:8470 does not resolve ("),
+                (dropping, f"{dropping} did not accept a connection within 0.3 s")]:
+            start = time.time()
+            with pytest.raises(DistributionError) as failure:
+                get_strategy("tpu", tpu=tpu)
+            assert str(failure.value).startswith(f"--tpu={tpu}: {found}"), failure.value
+            assert str(failure.value).endswith(
+                "; check the TPU's address and that it is running")
+            assert time.time() - start < 3
 
 
 def test_a_grpc_server_passes_the_address_check():
