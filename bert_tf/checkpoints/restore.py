@@ -6,7 +6,6 @@ HuggingFace safetensors file or folder; `restore` tells them apart (which
 model a folder means: `folders.model_in_folder`).
 """
 
-import hashlib
 import os
 
 import tensorflow as tf
@@ -18,6 +17,7 @@ from bert_tf.checkpoints.huggingface import (SHARD_INDEX_NAME, load_hf_safetenso
 from bert_tf.checkpoints.load_rules import CheckpointError
 from bert_tf.checkpoints.tf1 import load_tf1_checkpoint, resolve_checkpoint_prefix
 from bert_tf.config import REQUIRED_FIELDS, BertConfig
+from bert_tf.file_digests import file_sha256
 
 
 def is_huggingface(path):
@@ -57,24 +57,39 @@ def restore(model, path):
 
 
 def weights_identity(path):
-    """A string that changes whenever the weights at `path` do, cheap to compute.
+    """What the weights at `path` are, by their content: the same files give the same
+    string wherever they lie, and other weights at the same path another one.
 
-    For a TF1 checkpoint, a digest of its `.index` file, which holds a
-    CRC32C of every tensor; for safetensors (no checksums inside), each
-    file's size and modification time. For caches of what a model computed.
+    A multi-worker run compares its workers' start weights by it (each host
+    may keep them elsewhere), as `run.json` does a resumed run's, and NER's
+    feature caches are keyed by it.
+
+    * A TF1 checkpoint (a release's `bert_model.ckpt`, the original's
+      `model.ckpt-N`, our `ckpt-N`): the SHA-256 of its `.index`, which
+      holds every tensor's name, dtype, shape, place in the data files and
+      CRC32C of its bytes: kilobytes, whatever the model's size.
+    * HuggingFace safetensors, one file or shards: the SHA-256 of each file,
+      shards in name order (`file_sha256`). Nothing inside holds a checksum,
+      and the header alone (names, dtypes, shapes, offsets) is the same for
+      every fine-tuning of one architecture; so the whole model is read,
+      0.45 s for BERT-Base's 440 MB, which the load then reads again from
+      the page cache. Size and modification time would differ for the same
+      file copied to another host.
+    * A folder with only `pytorch_model.bin`: refused, as by `restore`.
+
+    Raises:
+        CheckpointError: where `restore` would find no weights at `path`.
 
     >>> import tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "model.safetensors")
     >>> _ = open(path, "wb").write(b"weights")
-    >>> weights_identity(path).startswith("model.safetensors: 7 bytes, modified ")
+    >>> weights_identity(path) == "safetensors sha256 " + file_sha256(path)
     True
     """
     if is_huggingface(path):
-        stats = ((file, os.stat(file)) for file in safetensors_files(weights_file(path)))
-        return "; ".join(f"{os.path.basename(file)}: {stat.st_size} bytes, modified "
-                         f"{stat.st_mtime_ns} ns" for file, stat in stats)
-    with open(resolve_checkpoint_prefix(path) + ".index", "rb") as index:
-        return "index sha256 " + hashlib.sha256(index.read()).hexdigest()
+        return "safetensors sha256 " + " ".join(
+            file_sha256(file) for file in safetensors_files(weights_file(path)))
+    return "index sha256 " + file_sha256(resolve_checkpoint_prefix(path) + ".index")
 
 
 def config_beside(path):
