@@ -2,10 +2,18 @@
 
 The first training run into a folder writes its record there: the task
 and its settings, the options that decide what is trained, the model it
-trains (its `bert_config.json` and a hash of its vocabulary), a hash of
-its training examples (`Task.training_data`) and its step count. A rerun
+trains (its `bert_config.json` and a hash of its vocabulary), what its
+start weights are (`start_weights`, `checkpoints.weights_identity`), a hash
+of its training examples (`Task.training_data`) and its step count. A rerun
 compares its own record with it (`output_dir_checks`): to resume only the
-same run, and to score a model only with data it can read.
+same run, and to score a model only with data it can read. The workers of
+a multi-worker run compare theirs too (`runner`).
+
+Files are compared by what they hold, not where they lie: the same start
+weights copied to another folder (or host) start the same run, and other
+weights written over the same path do not. The record keeps the start
+weights' path too, for people, and for records that cannot say what the
+weights were (written before `start_weights`, or whose weights are gone).
 """
 
 import hashlib
@@ -14,9 +22,10 @@ import os
 
 import tensorflow as tf
 
-from bert_tf.checkpoints import CHECKPOINT_BASENAME
+from bert_tf.checkpoints import CHECKPOINT_BASENAME, CheckpointError, weights_identity
 from bert_tf.config_uses import CAUSAL_KEY
 from bert_tf.errors import UsageError
+from bert_tf.file_digests import file_sha256
 
 RECORD_FILE = "run.json"
 # The options that decide what a training run computes (not how fast).
@@ -47,12 +56,13 @@ def run_record(task, options, train_steps, train_split=None):
     >>> record = run_record(Toy(), RunOptions(output_dir="/tmp/x", learning_rate=1e-4), 10)
     >>> record["task"], record["options"]["learning_rate"], record["train_steps"]
     ({'task': 'toy', 'max_seq_length': 8}, 0.0001, 10)
-    >>> record["serving_kind"]
-    'classifier'
+    >>> record["serving_kind"], record["start_weights"]
+    ('classifier', None)
     """
     recorded = {name: getattr(options, name) for name in _TRAINING_OPTIONS}
     recorded["init_checkpoint"] = _start_weights(options.init_checkpoint)
     record = {"task": task.record(), "serving_kind": task.serving_kind, "options": recorded,
+              "start_weights": _start_weights_identity(options.init_checkpoint),
               "train_steps": train_steps}
     model_files = getattr(task, "model_files", None)
     if model_files is not None:
@@ -74,10 +84,7 @@ def examples_sha256(examples):
 
 def _model_record(model_files):
     """The model a run trains: its config, and its vocabulary's SHA-256 (ids mean tokens)."""
-    vocab_hash = None
-    if model_files.vocab_file:
-        with tf.io.gfile.GFile(model_files.vocab_file, "rb") as f:
-            vocab_hash = hashlib.sha256(f.read()).hexdigest()
+    vocab_hash = file_sha256(model_files.vocab_file) if model_files.vocab_file else None
     return {"bert_config": model_files.config.to_dict(), "vocab_sha256": vocab_hash}
 
 
@@ -97,6 +104,22 @@ def _start_weights(path):
     path = os.path.abspath(path).removesuffix(".index")
     prefix = os.path.join(path, CHECKPOINT_BASENAME)
     return prefix if os.path.exists(prefix + ".index") else path
+
+
+def _start_weights_identity(path):
+    """`weights_identity` of the start weights at `path`; None where none are given, or
+    where they do not read here.
+
+    A resumed run does not read its start weights (they may be gone since),
+    and a fresh run's load fails naming them; their path is then what is
+    compared (`_same_keys`).
+    """
+    if path is None:
+        return None
+    try:
+        return weights_identity(path)
+    except (CheckpointError, OSError):
+        return None
 
 
 def comparable(record):
@@ -148,7 +171,8 @@ def _same_keys(recorded, new):
     that reads no text (pretraining on records) may or may not name a
     vocabulary, whose hash then says nothing about what it computes. The
     serving kind follows from the task (compared apart), and older records
-    lack it.
+    lack it. Start weights whose identity both records give are compared by
+    it, not by their path (`_start_weights_compared`).
 
     >>> config = {"hidden_act": "gelu"}
     >>> _same_keys({"task": {}}, {"task": {}, "model": {"bert_config": config}})
@@ -157,7 +181,7 @@ def _same_keys(recorded, new):
     ...            {"model": {"bert_config": config, "vocab_sha256": None}})[0]
     {'model': {'bert_config': {'hidden_act': 'gelu'}, 'vocab_sha256': None}}
     """
-    recorded, new = dict(recorded), dict(new)
+    recorded, new = _start_weights_compared(recorded, new)
     recorded.pop("serving_kind", None)
     new.pop("serving_kind", None)
     if isinstance(recorded.get("task"), dict) and isinstance(new.get("task"), dict):
@@ -180,6 +204,26 @@ def _same_keys(recorded, new):
             key: value for key, value in new_config.items()
             if key in old_config or key not in _LATER_CONFIG_KEYS or said.get(key) != value}
     return recorded, new
+
+
+def _start_weights_compared(recorded, new):
+    """The two records with one account of their start weights: what they are where both
+    records say (`start_weights`), else their paths (`options.init_checkpoint`).
+
+    >>> here = {"start_weights": "index sha256 3f", "options": {"init_checkpoint": "/a/bert"}}
+    >>> there = {"start_weights": "index sha256 3f", "options": {"init_checkpoint": "/b/bert"}}
+    >>> _start_weights_compared(here, there)[1]
+    {'start_weights': 'index sha256 3f', 'options': {}}
+    >>> _start_weights_compared({"options": {"init_checkpoint": "/b/bert"}}, there)[1]
+    {'options': {'init_checkpoint': '/b/bert'}}
+    """
+    if recorded.get("start_weights") and new.get("start_weights"):
+        return tuple(dict(record, options={name: value for name, value
+                                           in record.get("options", {}).items()
+                                           if name != "init_checkpoint"})
+                     for record in (recorded, new))
+    return tuple({key: value for key, value in record.items() if key != "start_weights"}
+                 for record in (recorded, new))
 
 
 def _differences(old, new, prefix=""):

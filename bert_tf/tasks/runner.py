@@ -211,8 +211,18 @@ def _worker_settings(record, options, splits):
     The training record (`run_record`: task, options, model, training data,
     steps) and what the phases read: another learning rate or step count on
     one worker would silently train another model than the chief saves.
+
+    Each host may keep its files elsewhere, so files are compared by what
+    they hold, never by their paths: the start weights by their identity
+    (`checkpoints.weights_identity`; by path only where they do not read),
+    the vocabulary, config and examples by digest. `output_dir` is not
+    compared: it is one folder all workers share, which each host may mount
+    at another path. Pretraining's input files, of any size, are not read
+    whole to be digested: its evaluation split is a list of paths, compared
+    as such, and its training files are not compared (`Task.training_data`).
     """
     settings = dict(record["options"], **record["task"], train_steps=record["train_steps"])
+    settings["init_checkpoint"] = record["start_weights"] or record["options"]["init_checkpoint"]
     model = record.get("model") or {}
     settings.update(bert_config=model.get("bert_config"), vocabulary=model.get("vocab_sha256"),
                     training_data=record.get("training_data_sha256"))
