@@ -72,7 +72,7 @@ def weights_identity(path):
       shards in name order (`file_sha256`). Nothing inside holds a checksum,
       and the header alone (names, dtypes, shapes, offsets) is the same for
       every fine-tuning of one architecture; so the whole model is read,
-      0.45 s for BERT-Base's 440 MB, which the load then reads again from
+      0.35 s for BERT-Base's 440 MB, which the load then reads again from
       the page cache. Size and modification time would differ for the same
       file copied to another host.
     * A folder with only `pytorch_model.bin`: refused, as by `restore`.
