@@ -11,12 +11,23 @@ one. What a killed writer leaves behind (`left_by_dead_writer`) is removed
 by the next run in that folder (`training.run_dir.remove_leftovers`), or by
 the next writer of the same name (`remove_left_behind`: exports, TFRecords,
 extracted features and NER's feature caches, which are large).
+
+Files that are read together (SQuAD's predictions.json, nbest_predictions.json
+and null_odds.json; a checkpoint's .index and .data; the shards of one
+create_pretraining_data run) are one `FileSet`: every member is written
+under its temporary name first, and only once all are complete are they
+renamed, so a failure while writing (a full disk on the third file) leaves
+the earlier set as it was and no temporary file. Several renames cannot be
+one atomic step; the set's earlier members are renamed aside first, so its
+names never hold old and new members together (see `FileSet.replace`).
 """
 
 import contextlib
+import errno
 import os
 import re
 import shutil
+import sys
 
 from absl import logging
 
@@ -45,6 +56,18 @@ def _process_alive(pid):
     except PermissionError:
         return True
     return True
+
+
+def is_temporary(name):
+    """True for a name a writer uses until its file is complete (or a set's earlier member
+    renamed aside, `FileSet.replace`), whether the writer still runs or not.
+
+    >>> is_temporary("shard-0.tfrecord.tmp-81"), is_temporary("shard-0.tfrecord.tmp-81.replaced")
+    (True, True)
+    >>> is_temporary("shard-0.tfrecord")
+    False
+    """
+    return bool(_TEMPORARY_NAME.search(name))
 
 
 def left_by_dead_writer(name):
@@ -86,9 +109,10 @@ def written_whole(path, suffix=""):
     """Yields the temporary name to write `path` under; renames it to `path` on success.
 
     On any failure in the block, Ctrl-C included, the temporary file (or
-    folder) is removed and whatever stood at `path` is left as it was.
-    `suffix` ends the temporary name, for writers that insist on one
-    (`numpy`'s `.npy`). Local paths need no TensorFlow; URLs use `tf.io.gfile`.
+    folder) is removed and whatever stood at `path` is left as it was: a
+    `FileSet` of one file. `suffix` ends the temporary name, for writers
+    that insist on one (`numpy`'s `.npy`). Local paths need no TensorFlow;
+    URLs use `tf.io.gfile`.
 
     >>> import tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "features.npy")
@@ -97,13 +121,142 @@ def written_whole(path, suffix=""):
     >>> open(path).read(), os.listdir(os.path.dirname(path))
     ('done', ['features.npy'])
     """
-    temp = temporary_name(path) + suffix
-    try:
-        yield temp
-        publish(temp, path)
-    except BaseException:
-        discard(temp)
-        raise
+    with FileSet() as files:
+        yield files.add(path, suffix=suffix)
+
+
+class FileSet:
+    """Files read together, replaced all or none.
+
+    Each member is written under a temporary name (`add`, `write_text`,
+    `copy_file`); leaving the `with` block renames them all into place
+    (`replace`), leaving it with an exception removes them (`discard`). So
+    a failure while writing any member (a full disk) leaves the earlier set
+    whole, and no temporary file. A member this run does not write
+    (SQuAD 1.1's `null_odds.json`) is `drop`ped: an earlier run's file of
+    that name is removed with the set rather than left beside the new one.
+
+    Raises:
+        OSError: "cannot write PATH: reason", naming the member, from the
+            writes here and from `replace`.
+
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> with FileSet() as files:
+    ...     files.write_text(os.path.join(folder, "predictions.json"), "{}")
+    ...     files.write_text(os.path.join(folder, "null_odds.json"), "{}")
+    >>> with FileSet() as files:
+    ...     files.write_text(os.path.join(folder, "predictions.json"), '{"q": "a"}')
+    ...     files.drop(os.path.join(folder, "null_odds.json"))
+    >>> os.listdir(folder)
+    ['predictions.json']
+    """
+
+    def __init__(self):
+        self._members = []  # (temporary name, path), in the order added
+        self._dropped = []
+
+    def add(self, path, temp=None, suffix=""):
+        """Adds member `path`; returns the temporary name the caller writes it under.
+
+        `temp`: the name the caller's writer picks (a checkpoint's
+        `PREFIX.tmp-PID.index`); by default `temporary_name(path) + suffix`.
+        """
+        temp = temp or temporary_name(path) + suffix
+        self._members.append((temp, path))
+        return temp
+
+    def drop(self, path):
+        """Makes `path` a member this run does not write: a file there is removed with the set."""
+        self._dropped.append(path)
+
+    def write_text(self, path, text):
+        """Adds member `path`, `text` (UTF-8) written under its temporary name."""
+        temp = self.add(path)
+        try:
+            if "://" in path:
+                with _tensorflow().io.gfile.GFile(temp, "w") as f:
+                    f.write(text)
+            else:
+                with open(temp, "w", encoding="utf-8") as f:
+                    f.write(text)
+        except Exception as error:
+            if _file_error(error):
+                raise cannot_write(path, error) from None
+            raise
+
+    def copy_file(self, source, path):
+        """Adds member `path`, a copy of `source` (local files or URLs).
+
+        Raises:
+            OSError: naming both files (not the temporary one) and the reason.
+        """
+        temp = self.add(path)
+        tf = _tensorflow()
+        try:
+            tf.io.gfile.copy(source, temp, overwrite=True)
+        except tf.errors.OpError as error:
+            raise OSError(f"cannot copy {source} to {path}: {_reason(error)}") from None
+
+    def replace(self):
+        """Renames every member into place and removes the dropped ones: all, or none.
+
+        One member is renamed over its earlier file in one atomic step.
+        Several cannot be: the earlier members (and dropped ones) are first
+        renamed aside (`NAME.tmp-PID.replaced`), then the new ones renamed
+        in, the first added last (a reader waiting for it finds the others
+        there), and the earlier ones deleted. So the set's names never hold
+        old and new members together: a reader finds the earlier set, the
+        new one, or, in the microseconds between renames, part of one (a
+        missing file, which fails loudly, where a stale one would be read as
+        new). A rename that fails puts the earlier set back; a process killed
+        between the renames leaves part of the new set, and the earlier
+        members under their aside names, which the next run removes
+        (`left_by_dead_writer`). A folder where a member file goes (someone
+        else's) stops the set before any rename, and is left as it is.
+
+        Raises:
+            OSError: "cannot write PATH: reason"; the temporary files are removed.
+        """
+        aside, published, path = [], [], None
+        try:
+            if len(self._members) > 1 or self._dropped:
+                for temp, path in self._members + [(None, dropped) for dropped in self._dropped]:
+                    if not _exists(path) or (temp is None and _is_dir(path)):
+                        continue  # a folder where a dropped file would be is no member
+                    if _is_dir(path) and not _is_dir(temp):
+                        raise IsADirectoryError(errno.EISDIR, "Is a directory")
+                    aside.append((path, f"{temporary_name(path)}.replaced"))
+                    publish(path, aside[-1][1])
+            for temp, path in reversed(self._members):
+                publish(temp, path)
+                published.append(path)
+        except BaseException as error:
+            for new in published:
+                discard(new)
+            for earlier, set_aside in reversed(aside):
+                with contextlib.suppress(Exception):
+                    publish(set_aside, earlier)
+            self.discard()
+            if _file_error(error):
+                raise cannot_write(path, error) from None
+            raise
+        for _, set_aside in aside:
+            discard(set_aside)
+
+    def discard(self):
+        """Removes the members' temporary files (or folders); the earlier set stays."""
+        for temp, _ in self._members:
+            discard(temp)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, error_type, error, traceback):
+        if error_type is None:
+            self.replace()
+        else:
+            self.discard()
 
 
 def publish(temp, path):
@@ -128,6 +281,34 @@ def discard(temp):
         os.remove(temp)
 
 
+def write_texts(texts):
+    """Writes `{path: text}` (UTF-8) as one `FileSet`: every file replaced, or none.
+
+    A text of None: that member is not written this time, and an earlier
+    file of its name is removed with the set (`FileSet.drop`).
+
+    Raises:
+        OSError: naming the file (not the temporary name) and the reason;
+            the earlier files are left as they were.
+
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> names = ("predictions.json", "nbest_predictions.json", "null_odds.json")
+    >>> write_texts({os.path.join(folder, name): "{}\\n" for name in names})
+    >>> write_texts({os.path.join(folder, "predictions.json"): "{}\\n",
+    ...              os.path.join(folder, "nbest_predictions.json"): "{}\\n",
+    ...              os.path.join(folder, "null_odds.json"): None})
+    >>> sorted(os.listdir(folder))
+    ['nbest_predictions.json', 'predictions.json']
+    """
+    with FileSet() as files:
+        for path, text in texts.items():
+            if text is None:
+                files.drop(path)
+            else:
+                files.write_text(path, text)
+
+
 def write_text(path, text):
     """Writes `text` (UTF-8) to `path` whole (`written_whole`): a local file, or a URL (`gs://...`).
 
@@ -143,21 +324,7 @@ def write_text(path, text):
     >>> open(path).read()
     'loss = 1.5\\n'
     """
-    tf = _tensorflow() if "://" in path else None
-    try:
-        with written_whole(path) as temp:
-            if tf:
-                with tf.io.gfile.GFile(temp, "w") as f:
-                    f.write(text)
-            else:
-                with open(temp, "w", encoding="utf-8") as f:
-                    f.write(text)
-    except OSError as error:
-        raise cannot_write(path, error) from None
-    except Exception as error:
-        if tf and isinstance(error, tf.errors.OpError):
-            raise cannot_write(path, error) from None
-        raise
+    write_texts({path: text})
 
 
 def cannot_write(path, error):
@@ -202,12 +369,8 @@ def copy_file(source, path):
     >>> open(os.path.join(folder, "copy.txt")).read().split()
     ['[PAD]', '[UNK]']
     """
-    tf = _tensorflow()
-    try:
-        with written_whole(path) as temp:
-            tf.io.gfile.copy(source, temp, overwrite=True)
-    except tf.errors.OpError as error:
-        raise OSError(f"cannot copy {source} to {path}: {_reason(error)}") from None
+    with FileSet() as files:
+        files.copy_file(source, path)
 
 
 def prepare_folder_for(path):
@@ -239,6 +402,22 @@ def prepare_folder_for(path):
         raise cannot_write(path, error) from None
     if not os.access(folder, os.W_OK | os.X_OK):
         raise OSError(f"cannot write {path}: {folder} is not writable")
+
+
+def _exists(path):
+    """Whether `path` is there (a local file or folder, or a URL)."""
+    return _tensorflow().io.gfile.exists(path) if "://" in path else os.path.lexists(path)
+
+
+def _is_dir(path):
+    """Whether `path` is a folder (local, or a URL)."""
+    return _tensorflow().io.gfile.isdir(path) if "://" in path else os.path.isdir(path)
+
+
+def _file_error(error):
+    """Whether `error` is a failed file operation: an `OSError`, or TensorFlow's `OpError`."""
+    tf = sys.modules.get("tensorflow")
+    return isinstance(error, OSError) or (tf is not None and isinstance(error, tf.errors.OpError))
 
 
 def _tensorflow():
