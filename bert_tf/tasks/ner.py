@@ -16,8 +16,10 @@ token accuracy count first pieces only (label weight 1, the others 0, see
 `tagging_features`), summed over the whole step's batch. Evaluation turns
 window logits back into one tag per word and scores entities with the
 conlleval rules. Results: `eval_results.txt` (precision, recall, F1, per
-type), `dev_predictions.txt` and `test_predictions.txt` (`word gold
-predicted` lines, which conlleval reads) and `test_results.txt`.
+type) with `dev_predictions.txt`, and `test_predictions.txt` with
+`test_results.txt` (`word gold predicted` lines, which conlleval reads, and
+our scores of them): each pair is replaced together, never one beside the
+other's earlier version.
 """
 
 import dataclasses
@@ -26,7 +28,7 @@ import os
 import keras
 import numpy as np
 
-from bert_tf.atomic_files import write_text
+from bert_tf.atomic_files import write_texts
 from bert_tf.checkpoints import export_original
 from bert_tf.checkpoints.labels import write_labels
 from bert_tf.config_uses import is_causal
@@ -40,7 +42,7 @@ from bert_tf.tasks.losses import WEIGHTS_KEY, cross_entropy, tagging_objective
 from bert_tf.tasks.task import Task
 from bert_tf.tokenization import FullTokenizer
 from bert_tf.training.init_checkpoint import initialize_from_checkpoint
-from bert_tf.training.summaries import write_eval_results
+from bert_tf.training.summaries import eval_results_text
 
 MODES = ("fine_tune", "feature_based")
 # Defaults of the options `run_ner.py` passes on: window stride, feature-based layers and width.
@@ -218,25 +220,25 @@ class NerTask(Task):
         return {"eval_loss": loss,
                 **{f"eval_{name}": value for name, value in scores.as_dict().items()}}
 
-    def evaluate(self, context, examples):
+    def evaluation(self, context, examples):
+        """The dev results, and `dev_predictions.txt` to write with eval_results.txt."""
         outputs = context.outputs(self, examples, context.options.eval_batch_size)
-        if context.trainer.is_chief:
-            self.write_tags(os.path.join(context.options.output_dir, DEV_PREDICTIONS),
-                            outputs, examples)
-        return self.eval_results(outputs, examples)
+        return (self.eval_results(outputs, examples),
+                {DEV_PREDICTIONS: self.tags_text(outputs, examples)})
 
-    def write_tags(self, path, outputs, split):
-        """Writes `word gold predicted` lines of the split's sentences to `path`."""
-        lines = conll_data.prediction_lines(split.sentences, self.predicted_tags(outputs, split))
-        write_text(path, "".join(lines))
+    def tags_text(self, outputs, split):
+        """`word gold predicted` lines of the split's sentences (what conlleval reads)."""
+        return "".join(conll_data.prediction_lines(split.sentences,
+                                                   self.predicted_tags(outputs, split)))
 
     def write_predictions(self, outputs, examples, output_dir):
-        """`test_predictions.txt` (for conlleval) and `test_results.txt` (our entity scores)."""
-        self.write_tags(os.path.join(output_dir, TEST_PREDICTIONS), outputs, examples)
+        """`test_predictions.txt` (for conlleval) and `test_results.txt` (our entity scores
+        of it), replaced together (`atomic_files.write_texts`)."""
         results = self.eval_results(outputs, examples)
-        write_eval_results(os.path.join(output_dir, TEST_RESULTS),
-                           {name.replace("eval_", "test_", 1): value
-                            for name, value in results.items()})
+        write_texts({
+            os.path.join(output_dir, TEST_PREDICTIONS): self.tags_text(outputs, examples),
+            os.path.join(output_dir, TEST_RESULTS): eval_results_text(
+                {name.replace("eval_", "test_", 1): value for name, value in results.items()})})
 
     output_files = (DEV_PREDICTIONS, TEST_PREDICTIONS, TEST_RESULTS)
 

@@ -13,7 +13,9 @@ multiple choice, span QA and tagging:
    run recorded there was started with the same training options; or start
    from `init_checkpoint`;
 5. train, then export (`task.export`) on the chief;
-6. evaluate (`eval_results.txt`) and predict (`task.write_predictions`);
+6. evaluate (`eval_results.txt`, with the files of `task.evaluation`) and
+   predict (`task.write_predictions`); the files of each phase are replaced
+   together (`atomic_files.write_texts`);
 7. with `export_dir`, write the task's self-contained SavedModel (checked
    to exist before any work).
 
@@ -29,7 +31,7 @@ import tensorflow as tf
 from absl import logging
 
 from bert_tf import serving
-from bert_tf.atomic_files import prepare_folder_for
+from bert_tf.atomic_files import prepare_folder_for, write_texts
 from bert_tf.checkpoints import CHECKPOINT_BASENAME, checkpoint_folder
 from bert_tf.errors import UsageError
 from bert_tf.output_paths import check_outputs_apart
@@ -43,7 +45,7 @@ from bert_tf.training.init_checkpoint import initialize_from_checkpoint
 from bert_tf.training.optimization import create_optimizer
 from bert_tf.training.resume import newest_checkpoint
 from bert_tf.training.run_dir import OutputDirLock
-from bert_tf.training.summaries import write_eval_results
+from bert_tf.training.summaries import eval_results_text
 from bert_tf.training.trainer import Trainer
 from bert_tf.training.worker_agreement import WorkerAgreement
 
@@ -287,11 +289,12 @@ def _run_phases(task, options, strategy, splits):
             task.export(trainer.model, options.output_dir)
     results = None
     if options.do_eval:
-        results = dict(task.evaluate(context, splits["dev"]),
-                       global_step=int(trainer.global_step.numpy()))
+        results, files = task.evaluation(context, splits["dev"])
+        results = dict(results, global_step=int(trainer.global_step.numpy()))
         logging.info("eval results: %s", results)
-        if trainer.is_chief:
-            write_eval_results(os.path.join(options.output_dir, EVAL_RESULTS_FILE), results)
+        if trainer.is_chief:  # one set: the scores and the files they score
+            write_texts({os.path.join(options.output_dir, name): text for name, text in
+                         {EVAL_RESULTS_FILE: eval_results_text(results), **files}.items()})
     if options.do_predict and trainer.is_chief:
         task.write_predictions(task.predict(context, splits["test"]), splits["test"],
                                options.output_dir)

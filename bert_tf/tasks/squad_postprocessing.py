@@ -24,7 +24,7 @@ import os
 from absl import logging
 import numpy as np
 
-from bert_tf.atomic_files import write_text
+from bert_tf.atomic_files import write_texts
 from bert_tf.tokenization import BasicTokenizer
 
 PREDICTION_FILES = ("predictions.json", "nbest_predictions.json", "null_odds.json")
@@ -211,11 +211,17 @@ def _span_text(example, feature, candidate, do_lower_case, verbose_logging):
 
 
 def write_prediction_files(output_dir, predictions, nbest, null_odds):
-    """Writes predictions.json, nbest_predictions.json and (SQuAD 2.0) null_odds.json."""
-    outputs = list(zip(PREDICTION_FILES, (predictions, nbest, null_odds)))
-    if not null_odds:
-        outputs.pop()
-    for name, content in outputs:
-        path = os.path.join(output_dir, name)
-        write_text(path, json.dumps(content, indent=4) + "\n")
-        logging.info("wrote %s", path)
+    """Writes predictions.json, nbest_predictions.json and (SQuAD 2.0) null_odds.json.
+
+    The official scorer reads them together (`--na-prob-file null_odds.json`),
+    so they are one set (`atomic_files.write_texts`): a failure on any (a
+    full disk on the n-best lists) leaves an earlier run's three as they
+    were, never new predictions beside stale null odds. A SQuAD 1.1 run
+    (no null odds) removes an earlier run's null_odds.json with the set.
+    """
+    contents = (predictions, nbest, null_odds or None)
+    paths = [os.path.join(output_dir, name) for name in PREDICTION_FILES]
+    write_texts({path: None if content is None else json.dumps(content, indent=4) + "\n"
+                 for path, content in zip(paths, contents)})
+    logging.info("wrote %s", ", ".join(path for path, content in zip(paths, contents)
+                                       if content is not None))

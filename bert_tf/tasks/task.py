@@ -159,6 +159,16 @@ class Task(abc.ABC):
         return self.eval_results(
             context.outputs(self, examples, context.options.eval_batch_size), examples)
 
+    def evaluation(self, context, examples):
+        """`(results, files)`: `evaluate`'s results, and `{file name: text}` to write with them.
+
+        The runner writes `files` into `output_dir` together with
+        `eval_results.txt`, all replaced or none (`atomic_files.write_texts`):
+        NER's `dev_predictions.txt`, whose scores eval_results.txt holds.
+        By default no file.
+        """
+        return self.evaluate(context, examples), {}
+
     def eval_results(self, outputs, examples):
         """`{"eval_<metric>": value}` from the model's outputs on the examples."""
         raise NotImplementedError(f"task {self.name} does not evaluate")
@@ -168,7 +178,10 @@ class Task(abc.ABC):
         return context.outputs(self, examples, context.options.predict_batch_size)
 
     def write_predictions(self, outputs, examples, output_dir):
-        """Writes the prediction files of the test examples into `output_dir`."""
+        """Writes the prediction files of the test examples into `output_dir`.
+
+        Files read together are written as one set (`atomic_files.write_texts`).
+        """
         raise NotImplementedError(f"task {self.name} does not predict")
 
     # What `len()` of a split counts, for the log.

@@ -9,7 +9,7 @@ disk's "File too large" came as an `OutOfRangeError`, with a traceback).
 import tensorflow as tf
 from tensorflow.core.framework import summary_pb2
 
-from bert_tf.atomic_files import cannot_write, write_text
+from bert_tf.atomic_files import cannot_write
 
 # `tf.summary.scalar` lives in the tensorboard package, which TensorFlow no
 # longer installs; its events are `tf.summary.write` calls tagged for the
@@ -54,16 +54,12 @@ class ScalarWriter:
             raise cannot_write(self.folder, error) from None
 
 
-def write_eval_results(path, results):
-    """Writes `key = value` lines, keys sorted, as the original's eval_results.txt.
+def eval_results_text(results):
+    """`key = value` lines, keys sorted: the original's eval_results.txt.
 
-    Example:
-
-    >>> import os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "eval_results.txt")
-    >>> write_eval_results(path, {"loss": 1.5, "global_step": 20})
-    >>> print(open(path).read(), end="")
+    >>> print(eval_results_text({"loss": 1.5, "global_step": 20}), end="")
     global_step = 20
     loss = 1.5
     """
-    write_text(path, "".join(f"{key} = {results[key]}\n" for key in sorted(results)))
+    return "".join(f"{key} = {results[key]}\n" for key in sorted(results))
+

@@ -21,6 +21,7 @@ from bert_tf.training.init_checkpoint import initialize_from_checkpoint
 from bert_tf.training.objective import batch_loss
 from tasks.task_runs import (conll_subset, quick_options, read_predictions, read_results,
                              tiny_model_files)
+from tests_shared import file_size_limit
 
 
 def _assert_scores_match_seqeval(results, gold, predicted, prefix):
@@ -204,3 +205,30 @@ def test_feature_layers_a_shallow_encoder_lacks_are_refused(tmp_path, feature_la
         with pytest.raises(UsageError, match=f"--feature_layers={feature_layers} needs an "
                                              "encoder of at least 4 layers; this one has 2"):
             task()
+
+
+def test_test_predictions_and_their_scores_are_replaced_together(tmp_path):
+    """A full disk at test_results.txt leaves the earlier pair: never new tags beside the
+    earlier scores of other tags."""
+    task = NerTask(str(conll_subset(tmp_path, 1)), tiny_model_files(), max_seq_length=32,
+                   do_lower_case=True)
+    test = task.read_split("test")
+    rng = np.random.default_rng(0)
+    out = tmp_path / "out"
+    out.mkdir()
+    shape = test.columns["input_ids"].shape + (len(task.labels),)
+    task.write_predictions(rng.normal(size=shape), test, str(out))
+    before = {path.name: path.read_text() for path in out.iterdir()}
+    assert sorted(before) == ["test_predictions.txt", "test_results.txt"]
+    # One sentence: its tags fit under the limit, its scores (a line per type) do not.
+    limit = len(before["test_predictions.txt"]) + 40
+    assert len(before["test_results.txt"]) > limit + 40
+    outputs = rng.normal(size=shape)
+    (tmp_path / "new").mkdir()
+    task.write_predictions(outputs, test, str(tmp_path / "new"))
+    assert (tmp_path / "new" / "test_predictions.txt").read_text() != before[
+        "test_predictions.txt"]
+    with file_size_limit(limit), pytest.raises(
+            OSError, match=rf"^cannot write {out}/test_results.txt: File too large$"):
+        task.write_predictions(outputs, test, str(out))
+    assert {path.name: path.read_text() for path in out.iterdir()} == before

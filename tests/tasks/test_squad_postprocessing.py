@@ -14,6 +14,7 @@ from transformers.data.processors import squad as hf_squad
 
 from bert_tf.tasks import squad_data, squad_features, squad_postprocessing
 from bert_tf.tokenization import FullTokenizer
+from tests_shared import file_size_limit
 
 NUMBERS = ("one two three four five six seven eight nine ten eleven twelve thirteen "
            "fourteen fifteen sixteen seventeen eighteen nineteen twenty")
@@ -174,3 +175,23 @@ def test_prediction_files(tmp_path):
     assert not (tmp_path / "null_odds.json").exists()
     squad_postprocessing.write_prediction_files(str(tmp_path), predictions, nbest, {"a": 0.5})
     assert json.loads((tmp_path / "null_odds.json").read_text()) == {"a": 0.5}
+    # A SQuAD 1.1 run into that folder leaves no stale null odds beside its predictions.
+    squad_postprocessing.write_prediction_files(str(tmp_path), {"a": "y"}, nbest, {})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["nbest_predictions.json",
+                                                           "predictions.json"]
+
+
+@pytest.mark.parametrize("failing", [1, 2])
+def test_prediction_files_are_replaced_all_or_none(tmp_path, failing):
+    """A full disk at the second or third file leaves the earlier run's three, which the
+    official scorer reads together (`--na-prob-file`), never new ones beside old."""
+    squad_postprocessing.write_prediction_files(str(tmp_path), {"q": "old"}, {"q": []},
+                                                {"q": 0.0})
+    before = {p.name: p.read_text() for p in tmp_path.iterdir()}
+    new = [{"q": "new"}, {"q": []}, {"q": -1.0}]
+    new[failing] = {"q": "x" * 4096}  # past the limit: the disk fills at this file
+    name = squad_postprocessing.PREDICTION_FILES[failing]
+    with file_size_limit(1024), pytest.raises(
+            OSError, match=rf"^cannot write {tmp_path / name}: File too large$"):
+        squad_postprocessing.write_prediction_files(str(tmp_path), *new)
+    assert {p.name: p.read_text() for p in tmp_path.iterdir()} == before

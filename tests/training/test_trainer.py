@@ -10,7 +10,7 @@ import tensorflow as tf
 
 from bert_tf.training.objective import LossWeights, Objective, batch_loss
 from bert_tf.tasks.pretraining_inputs import left_to_right_batch
-from bert_tf.training.summaries import ScalarWriter, write_eval_results
+from bert_tf.training.summaries import ScalarWriter, eval_results_text
 from bert_tf.training.trainer import NonFiniteLossError, Trainer
 from tests_shared import file_size_limit
 from training.tiny_training import BATCH, dataset_fn, examples, make_trainer
@@ -89,8 +89,7 @@ def test_evaluate_equals_direct_computation(trained, tmp_path):
     assert results["loss"] == pytest.approx(np.mean(losses), rel=1e-5)
     for name, (total, count) in sums.items():
         assert results[name] == pytest.approx(total / count, rel=1e-5)
-    write_eval_results(str(tmp_path / "eval_results.txt"), results)
-    lines = (tmp_path / "eval_results.txt").read_text().splitlines()
+    lines = eval_results_text(results).splitlines()
     assert [line.split(" = ")[0] for line in lines] == sorted(results)
     assert lines[0] == "global_step = 5"
     assert set(_scalars(os.path.join(trained.output_dir, "eval"))) == set(results) - {
