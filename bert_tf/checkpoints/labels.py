@@ -1,17 +1,19 @@
 """`labels.txt`: the class names a classifier folder keeps beside its checkpoint.
 
-run_classifier.py writes it after training, one label a line in class-id
-order (a single `score` for regression); users write it for their own TSV
-tasks; exports and classify_text read it. A UTF-8 BOM is not part of a
+run_classifier.py and run_ner.py write it with their export after training
+(`tf1.export_original`), one label a line in class-id order (a single
+`score` for regression, `REGRESSION_LABELS`); users write it for their own
+TSV tasks; exports and classify_text read it. A UTF-8 BOM is not part of a
 label, and a repeated label (which would silently add a class) is an error.
 """
 
 import os
 
-from bert_tf.atomic_files import write_text
 from bert_tf.text_files import utf8_lines
 
 LABELS_FILE = "labels.txt"
+# The one "class" of a regression task (STS-B): its score.
+REGRESSION_LABELS = ("score",)
 
 
 def read_labels(path):
@@ -47,24 +49,28 @@ def read_labels(path):
     return tuple(labels)
 
 
-def write_labels(labels, output_dir):
-    """Writes `labels.txt`: the class names in id order (a single `score` for regression).
+def labels_text(labels):
+    """`labels.txt`'s text: the class names in id order, one a line.
 
-    A `labels.txt` already there with these labels is left as it is: it may be
-    the one the run read (`--data_dir` as `--output_dir`).
+    >>> labels_text(("neg", "pos"))
+    'neg\\npos\\n'
+    """
+    return "".join(f"{label}\n" for label in labels)
+
+
+def holds_labels(path, labels):
+    """Whether `path` is a `labels.txt` of `labels`, which an export then leaves as it is.
+
+    It may be the one the run read (`--data_dir` as `--output_dir`); a
+    damaged file is written anew.
 
     >>> import tempfile
-    >>> folder = tempfile.mkdtemp()
-    >>> _ = open(os.path.join(folder, LABELS_FILE), "w").write("neg \\npos\\n")
-    >>> write_labels(("neg", "pos"), folder)
-    >>> open(os.path.join(folder, LABELS_FILE)).read()  # the user's file, untouched
-    'neg \\npos\\n'
+    >>> path = os.path.join(tempfile.mkdtemp(), LABELS_FILE)
+    >>> _ = open(path, "w").write("neg \\npos\\n")
+    >>> holds_labels(path, ("neg", "pos")), holds_labels(path, ("pos", "neg"))
+    (True, False)
     """
-    labels = tuple(labels or ("score",))
-    path = os.path.join(output_dir, LABELS_FILE)
     try:
-        if os.path.isfile(path) and read_labels(path) == labels:
-            return
-    except ValueError:  # a damaged file: written anew
-        pass
-    write_text(path, "".join(f"{label}\n" for label in labels))
+        return os.path.isfile(path) and read_labels(path) == tuple(labels)
+    except ValueError:
+        return False

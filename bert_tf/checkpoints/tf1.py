@@ -13,8 +13,9 @@ import re
 
 import tensorflow as tf
 
-from bert_tf.atomic_files import cannot_write, copy_file, temporary_name
+from bert_tf.atomic_files import FileSet, cannot_write, temporary_name
 from bert_tf.checkpoints.folders import CHECKPOINT_BASENAME, HUGGINGFACE_FILES, model_in_folder
+from bert_tf.checkpoints.labels import LABELS_FILE, holds_labels, labels_text
 from bert_tf.checkpoints.load_rules import (CheckpointError, LoadReport, assign_weights,
                                             check_compatible, check_float_weights)
 from bert_tf.checkpoints.name_map import tf1_variable_map
@@ -155,10 +156,12 @@ def load_tf1_checkpoint(model, path):
 def save_tf1_checkpoint(model, prefix):
     """Writes `model`'s variables under their original names at `prefix`.
 
-    The files appear under their final names only once complete, so an
-    interrupted save never leaves a half-written checkpoint in their place;
-    a failed one removes its temporary files (`PREFIX.tmp-PID*`; those of a
-    killed process are removed by `bert_tf.training.run_dir.remove_leftovers`).
+    The checkpoint's `.index` and `.data` files are one `FileSet`: they
+    appear under their final names only once both are complete (the index
+    last), so an interrupted save never leaves a half-written checkpoint, nor
+    a new data file beside an earlier index, in their place; a failed one
+    removes its temporary files (`PREFIX.tmp-PID*`; those of a killed
+    process are removed by `bert_tf.training.run_dir.remove_leftovers`).
 
     Returns:
         The prefix written.
@@ -168,6 +171,13 @@ def save_tf1_checkpoint(model, prefix):
             map covers (a layer of no known kind): they would be lost.
         OSError: "cannot write PREFIX: reason" (a full disk, a read-only folder).
     """
+    with FileSet() as files:
+        _add_checkpoint(files, model, prefix)
+    return prefix
+
+
+def _add_checkpoint(files, model, prefix):
+    """Writes the checkpoint of `model` at `prefix` as two members of `files`, index first."""
     refs = tf1_variable_map(model)
     mapped = {id(ref.variable) for ref in refs.values()}
     unnamed = sorted(v.path for v in model.trainable_variables if id(v) not in mapped)
@@ -184,18 +194,17 @@ def save_tf1_checkpoint(model, prefix):
     directory = os.path.dirname(os.path.abspath(prefix))
     os.makedirs(directory, exist_ok=True)
     temp = temporary_name(prefix)
+    for suffix in (".index", ".data-00000-of-00001"):  # the index makes it visible: first
+        files.add(prefix + suffix, temp + suffix)
     try:
         tf.raw_ops.SaveV2(prefix=temp, tensor_names=names, shape_and_slices=[""] * len(names),
                           tensors=tensors)
-        for suffix in (".data-00000-of-00001", ".index"):  # index last: it makes it visible
-            os.replace(temp + suffix, prefix + suffix)
     except BaseException as error:  # also Ctrl-C: no half-written files left behind
-        for path in tf.io.gfile.glob(temp + "*"):
+        for path in tf.io.gfile.glob(temp + "*"):  # SaveV2's own partial files too
             tf.io.gfile.remove(path)
         if isinstance(error, (OSError, tf.errors.OpError)):
             raise cannot_write(prefix, error) from None
         raise
-    return prefix
 
 
 def _holds_config(path, config):
@@ -211,17 +220,27 @@ def _same_local_file(path, other):
     return "://" not in path and os.path.exists(other) and os.path.samefile(path, other)
 
 
-def export_original(model, config, vocab_file, output_dir):
+def export_original(model, config, vocab_file, output_dir, labels=None):
     """Writes a release-style folder: bert_model.ckpt.*, bert_config.json, vocab.txt.
 
-    `vocab_file=None` (a model trained on records alone) writes no vocab.txt.
+    `vocab_file=None` (a model trained on records alone) writes no vocab.txt;
+    `labels` (a classifier's or tagger's class names) writes `labels.txt`.
+    The files are one `FileSet`, replaced all or none: a failure on any
+    (a full disk on the vocabulary) leaves an earlier export there whole,
+    never new weights beside another model's vocabulary or labels. A
+    config, vocabulary or labels file already there with the same content
+    is left as it is (it may be the run's own input).
     """
     os.makedirs(output_dir, exist_ok=True)
-    save_tf1_checkpoint(model, os.path.join(output_dir, CHECKPOINT_BASENAME))
-    config_file = os.path.join(output_dir, "bert_config.json")
-    if not _holds_config(config_file, config):  # the run's own input, maybe: left as it is
-        config.to_json_file(config_file)
-    target = os.path.join(output_dir, "vocab.txt")
-    if vocab_file and not _same_local_file(vocab_file, target):
-        copy_file(vocab_file, target)
+    with FileSet() as files:
+        _add_checkpoint(files, model, os.path.join(output_dir, CHECKPOINT_BASENAME))
+        config_file = os.path.join(output_dir, "bert_config.json")
+        if not _holds_config(config_file, config):
+            files.write_text(config_file, config.to_json_string())
+        target = os.path.join(output_dir, "vocab.txt")
+        if vocab_file and not _same_local_file(vocab_file, target):
+            files.copy_file(vocab_file, target)
+        labels_file = os.path.join(output_dir, LABELS_FILE)
+        if labels is not None and not holds_labels(labels_file, labels):
+            files.write_text(labels_file, labels_text(labels))
     return output_dir

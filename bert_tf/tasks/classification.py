@@ -14,7 +14,7 @@ import numpy as np
 import tensorflow as tf
 
 from bert_tf.checkpoints import export_original
-from bert_tf.checkpoints.labels import write_labels
+from bert_tf.checkpoints.labels import REGRESSION_LABELS
 from bert_tf.modeling.classifier import build_classifier
 from bert_tf.tasks.batching import LABEL_KEY, batched_columns
 from bert_tf.tasks.classification_results import LogitsPerExampleTask
@@ -86,12 +86,16 @@ class ClassificationTask(LogitsPerExampleTask):
 
     serving_kind = "classifier"
 
+    @property
+    def label_names(self):
+        """The class names in id order (`REGRESSION_LABELS` for regression)."""
+        return tuple(self.reader.labels or REGRESSION_LABELS)
+
     def serving_options(self):
-        return {"vocab_file": self.model_files.vocab_file,
-                "labels": list(self.reader.labels or ("score",)),
+        return {"vocab_file": self.model_files.vocab_file, "labels": list(self.label_names),
                 "max_seq_length": self.max_seq_length, "do_lower_case": self.do_lower_case}
 
     def export(self, model, output_dir):
         """The original release folder plus `labels.txt` (`output_weights`/`output_bias` inside)."""
-        export_original(model, self.model_files.config, self.model_files.vocab_file, output_dir)
-        write_labels(self.reader.labels, output_dir)
+        export_original(model, self.model_files.config, self.model_files.vocab_file, output_dir,
+                        labels=self.label_names)

@@ -30,7 +30,6 @@ import numpy as np
 
 from bert_tf.atomic_files import write_texts
 from bert_tf.checkpoints import export_original
-from bert_tf.checkpoints.labels import write_labels
 from bert_tf.config_uses import is_causal
 from bert_tf.errors import UsageError
 from bert_tf.modeling import BertEncoder
@@ -259,5 +258,5 @@ class NerTask(Task):
             selected = token_features.select_layers(encoder(encoder.input), self.feature_layers)
             tagger = model.get_layer("bilstm_tagger")
             model = keras.Model(encoder.input, tagger(selected, encoder.input["input_mask"]))
-        export_original(model, self.model_files.config, self.model_files.vocab_file, output_dir)
-        write_labels(self.labels, output_dir)
+        export_original(model, self.model_files.config, self.model_files.vocab_file, output_dir,
+                        labels=self.labels)

@@ -12,7 +12,7 @@ from bert_tf.checkpoints import (CheckpointError, export_original, load_tf1_chec
                                  restore, save_tf1_checkpoint, tf1_variable_map)
 from bert_tf.config import BertConfig
 from bert_tf.modeling import BertEncoder, ClassificationHead, MaskedLMHead, NextSentenceHead, SpanHead
-from tests_shared import random_inputs, weights_by_name
+from tests_shared import file_size_limit, random_inputs, weights_by_name
 
 ORIGINAL_ENCODER_NAMES = 5 + 2 + 16 * 2  # embeddings, pooler, 16 tensors per block (2 blocks)
 
@@ -193,3 +193,26 @@ def test_a_release_folder_leaves_the_config_it_was_given(tiny_config, tmp_path):
     other = BertConfig(**{**tiny_config.to_dict(), "hidden_dropout_prob": 0.3})
     export_original(BertEncoder(other), other, None, str(folder))
     assert BertConfig.from_json_file(str(folder / "bert_config.json")) == other
+
+
+def test_an_export_is_replaced_all_or_none(tiny_config, tmp_path):
+    """The disk fills at the vocabulary: the earlier weights, vocabulary and labels stay
+    together, never new weights beside another model's vocabulary."""
+    folder = tmp_path / "export"
+    (tmp_path / "small_vocab.txt").write_text("[PAD]\n[UNK]\n")
+    encoder = BertEncoder(tiny_config)
+    export_original(encoder, tiny_config, str(tmp_path / "small_vocab.txt"), str(folder),
+                    labels=("neg", "pos"))
+    before = {path.name: path.read_bytes() for path in folder.iterdir()}
+    assert sorted(before) == ["bert_config.json", "bert_model.ckpt.data-00000-of-00001",
+                              "bert_model.ckpt.index", "labels.txt", "vocab.txt"]
+    big_vocab = tmp_path / "big_vocab.txt"
+    big_vocab.write_text("".join(f"token{i}\n" for i in range(30000)))  # ~300 KB
+    limit = 2 * len(before["bert_model.ckpt.data-00000-of-00001"])  # the weights fit
+    assert big_vocab.stat().st_size > limit
+    encoder.weights[0].assign(encoder.weights[0] + 1.0)  # another model's weights
+    with file_size_limit(limit), pytest.raises(
+            OSError, match=rf"^cannot copy {big_vocab} to {folder}/vocab.txt: File too large$"):
+        export_original(encoder, tiny_config, str(big_vocab), str(folder),
+                        labels=("a", "b", "c"))
+    assert {path.name: path.read_bytes() for path in folder.iterdir()} == before
