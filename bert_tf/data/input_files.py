@@ -14,7 +14,9 @@ import os
 from typing import List, Sequence, Union
 
 import tensorflow as tf
+from absl import logging
 
+from bert_tf.atomic_files import is_temporary
 
 # Bytes read from the start of a file to tell text from binary data.
 SNIFF_BYTES = 8192
@@ -29,7 +31,11 @@ def expand_input_patterns(input_patterns: Union[str, Sequence[str]]) -> List[str
 
     The list keeps its order and each glob's matches come in
     `tf.io.gfile.glob` order, as in the original tool: document order
-    decides which random draws each document gets.
+    decides which random draws each document gets. A glob skips the
+    temporary files of writers (`atomic_files.is_temporary`): the
+    unfinished shards of a create_pretraining_data run still running or
+    killed, or the earlier shards a killed one had renamed aside, which
+    would be read as part of the data set.
 
     Raises:
       ValueError: naming the first pattern that matches no file, or a folder
@@ -56,6 +62,10 @@ def expand_input_patterns(input_patterns: Union[str, Sequence[str]]) -> List[str
       Traceback (most recent call last):
       ...
       ValueError: input pattern '.../*' matches a folder, .../more; name its files (.../more/*)
+      >>> os.rmdir(os.path.join(folder, "more"))
+      >>> _ = open(os.path.join(folder, "c.txt.tmp-99"), "w").write("unfinished\\n")
+      >>> sorted(os.path.basename(f) for f in expand_input_patterns(f"{folder}/*"))
+      ['a.txt', 'b.txt']
     """
     if isinstance(input_patterns, str):
         input_patterns = input_patterns.split(",")
@@ -65,6 +75,12 @@ def expand_input_patterns(input_patterns: Union[str, Sequence[str]]) -> List[str
     files = []
     for pattern in patterns:
         matched = tf.io.gfile.glob(pattern)
+        unfinished = [path for path in matched
+                      if path != pattern and is_temporary(os.path.basename(path))]
+        if unfinished:
+            logging.warning("input pattern %r: skipped %s, a writer's unfinished or set-aside "
+                            "file", pattern, ", ".join(unfinished))
+            matched = [path for path in matched if path not in unfinished]
         if not matched:
             raise ValueError(f"input pattern {pattern!r} matches no file")
         # Local files only: a URL's would cost a request each (thousands of shards).

@@ -1,11 +1,13 @@
 """Round-robin TFRecord output that never leaves a half-written shard behind.
 
 The original tool writes its records to a comma list of output files in turn
-(record i to file i mod n). `RoundRobinRecordWriter` does the same, but writes
-each file under a temporary name and renames it into place only when every
-record is written, so an interrupted run leaves no file that looks complete;
-a failed one (a full disk) leaves no temporary file either, and names the
-output file.
+(record i to file i mod n). `RoundRobinRecordWriter` does the same, but the
+files are one `atomic_files.FileSet`: each is written under a temporary
+name, and they are renamed into place only when every record of every file
+is written, so an interrupted or failed run (a full disk on the last file)
+leaves the earlier run's files as they were, never some new shards beside
+old ones that a glob would read as one data set, and no temporary file
+(a failed run); the error names the output file.
 """
 
 import contextlib
@@ -15,8 +17,7 @@ from typing import Iterable, Sequence
 import tensorflow as tf
 from absl import logging
 
-from bert_tf.atomic_files import (cannot_write, discard, prepare_folder_for, publish,
-                                  remove_left_behind, temporary_name)
+from bert_tf.atomic_files import FileSet, cannot_write, prepare_folder_for, remove_left_behind
 from bert_tf.output_paths import file_identity
 
 
@@ -49,11 +50,11 @@ class RoundRobinRecordWriter:
             raise ValueError(f"an output file is named twice in {', '.join(output_files)}")
         self.output_files = list(output_files)
         self.num_written = 0
-        self._temp_files = [temporary_name(path) for path in self.output_files]
+        self._files = FileSet()
         self._writers = []
         try:
-            for final, temp in zip(self.output_files, self._temp_files):
-                self._writers.append(self._open(final, temp))
+            for final in self.output_files:
+                self._writers.append(self._open(final, self._files.add(final)))
         except BaseException:
             self._abort()
             raise
@@ -81,15 +82,15 @@ class RoundRobinRecordWriter:
             self.write(record)
 
     def close(self) -> None:
-        """Flushes every file and renames it to its final name; on failure, deletes them all."""
+        """Flushes every file, then renames them all to their final names (`FileSet.replace`);
+        on failure, deletes them all."""
         try:
             for writer, final in zip(self._writers, self.output_files):
                 try:
                     writer.close()
                 except tf.errors.OpError as error:
                     raise cannot_write(final, error) from None
-            for temp, final in zip(self._temp_files, self.output_files):
-                publish(temp, final)
+            self._files.replace()
         except BaseException:
             self._abort()
             raise
@@ -99,8 +100,7 @@ class RoundRobinRecordWriter:
         for writer in self._writers:
             with contextlib.suppress(tf.errors.OpError):  # its flush fails again on a full disk
                 writer.close()
-        for temp in self._temp_files:
-            discard(temp)
+        self._files.discard()
         self._writers = []
 
     def __enter__(self) -> "RoundRobinRecordWriter":
@@ -111,4 +111,5 @@ class RoundRobinRecordWriter:
             self.close()
         else:
             self._abort()
-            logging.error("removed incomplete output files %s", ", ".join(self._temp_files))
+            logging.error("not written: %s (the incomplete new files are removed, any earlier "
+                          "ones left as they were)", ", ".join(self.output_files))

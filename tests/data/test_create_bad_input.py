@@ -119,6 +119,20 @@ def test_a_full_disk_names_the_output_file_and_leaves_no_temporary_file(tmp_path
     assert os.listdir(tmp_path) == []
 
 
+def test_shards_are_replaced_all_or_none(tmp_path):
+    """The second shard cannot take its name (a folder is there): the first is not replaced
+    either, so a glob never reads new shards beside an earlier run's."""
+    outputs = [str(tmp_path / f"part{i}.tfrecord") for i in range(2)]
+    with RoundRobinRecordWriter(outputs[:1]) as writer:
+        writer.write_all([b"earlier"])
+    os.mkdir(outputs[1])
+    with pytest.raises(OSError, match=rf"^cannot write {outputs[1]}: Is a directory$"):
+        with RoundRobinRecordWriter(outputs) as writer:
+            writer.write_all([b"new"] * 4)
+    assert sorted(os.listdir(tmp_path)) == ["part0.tfrecord", "part1.tfrecord"]
+    assert _count(outputs[0]) == 1
+
+
 def test_one_output_file_spelled_two_ways_is_refused(tmp_path, monkeypatch):
     """Two writers on one file made a corrupt TFRecord under the final name."""
     monkeypatch.chdir(tmp_path)
