@@ -7,10 +7,8 @@ writes `NAME.tmp-PID` beside `NAME` and renames it over `NAME` when it is
 complete (`written_whole`, or `publish` and `discard` for writers that stay
 open across calls); on one file system the rename is atomic. A failed write
 is reported by the name asked for (`cannot_write`), never the temporary
-one. What a killed writer leaves behind (`left_by_dead_writer`) is removed
-by the next run in that folder (`training.run_dir.remove_leftovers`), or by
-the next writer of the same name (`remove_left_behind`: exports, TFRecords,
-extracted features and NER's feature caches, which are large).
+one. What a killed writer leaves behind is removed later
+(`leftover_files`).
 
 Files that are read together (SQuAD's predictions.json, nbest_predictions.json
 and null_odds.json; a checkpoint's .index and .data; the shards of one
@@ -32,77 +30,7 @@ import sys
 from absl import logging
 
 from bert_tf.errors import tensorflow_error_line
-
-# `NAME.tmp-PID`, `NAME.tmp-PID.index` (and `NAME.incomplete-PID`, the TFRecord
-# temporaries of earlier versions, still cleaned up): group 1 is the PID.
-_TEMPORARY_NAME = re.compile(r"\.(?:tmp|incomplete)-(\d+)(?:\.|$)")
-
-
-def temporary_name(path):
-    """The name `path` is written under until it is complete.
-
-    >>> temporary_name("/out/predictions.json") == f"/out/predictions.json.tmp-{os.getpid()}"
-    True
-    """
-    return f"{path}.tmp-{os.getpid()}"
-
-
-def _process_alive(pid):
-    """True if a process `pid` exists on this host (ours or another user's)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def is_temporary(name):
-    """True for a name a writer uses until its file is complete (or a set's earlier member
-    renamed aside, `FileSet.replace`), whether the writer still runs or not.
-
-    >>> is_temporary("shard-0.tfrecord.tmp-81"), is_temporary("shard-0.tfrecord.tmp-81.replaced")
-    (True, True)
-    >>> is_temporary("shard-0.tfrecord")
-    False
-    """
-    return bool(_TEMPORARY_NAME.search(name))
-
-
-def left_by_dead_writer(name):
-    """True for a temporary name (`temporary_name`) of a process that has gone.
-
-    >>> left_by_dead_writer("predictions.json.tmp-999999999"), left_by_dead_writer(
-    ...     temporary_name("predictions.json")), left_by_dead_writer("predictions.json")
-    (True, False, False)
-    """
-    match = _TEMPORARY_NAME.search(name)
-    return bool(match) and not _process_alive(int(match.group(1)))
-
-
-def remove_left_behind(path):
-    """Removes the temporary files or folders that killed writers of `path` left beside it.
-
-    >>> import tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "train.npy")
-    >>> for name in (path + ".tmp-999999999.npy", temporary_name(path)):
-    ...     _ = open(name, "w")
-    >>> [os.path.basename(p) for p in remove_left_behind(path)]
-    ['train.npy.tmp-999999999.npy']
-    """
-    parent, name = os.path.split(os.path.abspath(path))
-    removed = []
-    for sibling in sorted(os.listdir(parent)) if os.path.isdir(parent) else ():
-        if sibling.startswith(f"{name}.") and left_by_dead_writer(sibling):
-            removed.append(os.path.join(parent, sibling))
-            if os.path.isdir(removed[-1]):
-                shutil.rmtree(removed[-1], ignore_errors=True)
-            else:
-                os.remove(removed[-1])
-            logging.info("removed %s, left behind by an interrupted writer", removed[-1])
-    return removed
-
+from bert_tf.leftover_files import temporary_name
 
 @contextlib.contextmanager
 def written_whole(path, suffix=""):

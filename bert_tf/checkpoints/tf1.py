@@ -13,7 +13,8 @@ import re
 
 import tensorflow as tf
 
-from bert_tf.atomic_files import FileSet, cannot_write, temporary_name
+from bert_tf.atomic_files import FileSet, cannot_write
+from bert_tf.leftover_files import temporary_name
 from bert_tf.checkpoints.folders import CHECKPOINT_BASENAME, HUGGINGFACE_FILES, model_in_folder
 from bert_tf.checkpoints.labels import LABELS_FILE, holds_labels, labels_text
 from bert_tf.checkpoints.load_rules import (CheckpointError, LoadReport, assign_weights,

@@ -16,7 +16,7 @@ from typing import List, Sequence, Union
 import tensorflow as tf
 from absl import logging
 
-from bert_tf.atomic_files import is_temporary
+from bert_tf.leftover_files import is_temporary
 
 # Bytes read from the start of a file to tell text from binary data.
 SNIFF_BYTES = 8192
@@ -32,7 +32,7 @@ def expand_input_patterns(input_patterns: Union[str, Sequence[str]]) -> List[str
     The list keeps its order and each glob's matches come in
     `tf.io.gfile.glob` order, as in the original tool: document order
     decides which random draws each document gets. A glob skips the
-    temporary files of writers (`atomic_files.is_temporary`): the
+    temporary files of writers (`leftover_files.is_temporary`): the
     unfinished shards of a create_pretraining_data run still running or
     killed, or the earlier shards a killed one had renamed aside, which
     would be read as part of the data set.

@@ -17,7 +17,8 @@ from typing import Iterable, Sequence
 import tensorflow as tf
 from absl import logging
 
-from bert_tf.atomic_files import FileSet, cannot_write, prepare_folder_for, remove_left_behind
+from bert_tf.atomic_files import FileSet, cannot_write, prepare_folder_for
+from bert_tf.leftover_files import remove_left_behind
 from bert_tf.output_paths import file_identity
 
 

@@ -14,8 +14,8 @@ import tempfile
 import tensorflow as tf
 from absl import logging
 
-from bert_tf.atomic_files import (cannot_write, discard, left_by_dead_writer,
-                                  prepare_folder_for, remove_left_behind, temporary_name)
+from bert_tf.atomic_files import cannot_write, discard, prepare_folder_for
+from bert_tf.leftover_files import left_by_dead_writer, remove_left_behind, temporary_name
 from bert_tf.modeling.xla_elementwise import without_xla
 from bert_tf.serving import sources
 from bert_tf.serving.classifier_export import ClassifierServing

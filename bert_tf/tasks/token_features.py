@@ -29,7 +29,8 @@ import tensorflow as tf
 from absl import logging
 from keras import ops
 
-from bert_tf.atomic_files import cannot_write, remove_left_behind, write_text, written_whole
+from bert_tf.atomic_files import cannot_write, write_text, written_whole
+from bert_tf.leftover_files import remove_left_behind
 from bert_tf.checkpoints import weights_identity
 from bert_tf.errors import UsageError
 from bert_tf.modeling.bilstm_tagger import BiLstmTagger

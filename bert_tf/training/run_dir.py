@@ -33,7 +33,8 @@ import sys
 
 from absl import logging
 
-from bert_tf.atomic_files import cannot_write, left_by_dead_writer
+from bert_tf.atomic_files import cannot_write
+from bert_tf.leftover_files import left_by_dead_writer
 
 LOCK_NAME = ".lock"
 _CHECKPOINT_TEMP_FOLDER = re.compile(r"^ckpt-\d+_temp$")
