@@ -219,7 +219,8 @@ def _worker_settings(record, options, splits):
     (`checkpoints.weights_identity`; by path only where they do not read),
     the vocabulary, config and examples by digest. `output_dir` is not
     compared: it is one folder all workers share, which each host may mount
-    at another path. Pretraining's input files, of any size, are not read
+    at another path (what each worker resumed from there is compared once
+    restored: `RunCheckpoints.restore_latest`). Pretraining's input files, of any size, are not read
     whole to be digested: its evaluation split is a list of paths, compared
     as such, and its training files are not compared (`Task.training_data`).
     """

@@ -18,7 +18,10 @@ beyond `max_to_keep`). These rules keep earlier work safe:
 
 Under `MultiWorkerMirroredStrategy` every worker must save (the save is a
 collective), but only the chief's files are kept: the others write to a
-scratch folder `output_dir/.worker_<task id>` and delete it.
+scratch folder `output_dir/.worker_<task id>` and delete it. Every worker
+resumes from `output_dir` itself, so it must be one folder that all share:
+after restoring, the workers compare what each resumed from, and stop where
+that differs (`WorkerAgreement.check_same_start`).
 
 Example:
 
@@ -60,10 +63,12 @@ class RunCheckpoints:
         is_chief: whether this process keeps the files (see the module).
         worker_id: a non-chief worker's task id, naming its scratch folder.
         max_to_keep: older checkpoints are deleted.
+        workers: the `WorkerAgreement` of a multi-worker run, which compares
+            what the workers resumed from; None in one process.
     """
 
     def __init__(self, checkpoint, model, global_step, output_dir, is_chief, worker_id=None,
-                 max_to_keep=5):
+                 max_to_keep=5, workers=None):
         self._checkpoint = checkpoint
         self._model = model
         self._global_step = global_step
@@ -71,6 +76,7 @@ class RunCheckpoints:
         self._is_chief = is_chief
         self._folder = output_dir if is_chief else os.path.join(output_dir, f".worker_{worker_id}")
         self._max_to_keep = max_to_keep
+        self._workers = workers
         self._open_manager()
         self._written = set()  # checkpoint prefixes this run saved
         # The output folder this run writes to, held open; None until there is one (the
@@ -122,6 +128,9 @@ class RunCheckpoints:
     def restore_latest(self):
         """Resumes from the output folder: the newest readable checkpoint, else the original's.
 
+        Every worker of a multi-worker run must call it: they compare what
+        each resumed from, a collective.
+
         Returns:
             The step resumed at; 0 when only the weights of an original-code
             checkpoint (`model.ckpt-N`) were loaded; None when the folder
@@ -130,20 +139,30 @@ class RunCheckpoints:
         Raises:
             CheckpointError: the checkpoints there are all unreadable or do
                 not fit this model.
+            UsageError: the workers of a multi-worker run resumed from
+                different checkpoints or steps (`output_dir` is not one
+                folder they share).
         """
+        resumed, step = self._restore_newest()
+        if self._workers is not None:
+            self._workers.check_same_start(self._output_dir, step or 0, resumed)
+        return step
+
+    def _restore_newest(self):
+        """`(the prefix restored or None, the step resumed at as `restore_latest` says)`."""
         prefix = resume.restore_newest_readable(self._checkpoint, self._output_dir,
                                                 self._is_chief)
         if prefix is not None:
             self._open_manager()
             logging.info("resumed from %s at step %d", prefix, self._step())
-            return self._step()
+            return prefix, self._step()
         original = resume.original_checkpoint(self._output_dir)
         if original is None:
-            return None
+            return None, None
         load_tf1_checkpoint(self._model, original)
         logging.warning("%s was written by the original BERT code: loaded its model weights "
                         "by name; its optimizer state and step are not used (step 0)", original)
-        return 0
+        return original, 0
 
     def prefix(self, step):
         """The path prefix of this run's checkpoint of `step`."""

@@ -130,7 +130,7 @@ class Trainer:
             tf.train.Checkpoint(model=model, optimizer=optimizer, global_step=self.global_step),
             model, self.global_step, output_dir, self.is_chief,
             worker_id=None if self.is_chief else strategy.cluster_resolver.task_id,
-            max_to_keep=max_checkpoints_to_keep)
+            max_to_keep=max_checkpoints_to_keep, workers=self.workers)
         self._writers = {}
         # Plain graph code throughout: autograph would only add minutes of tracing.
         self.train_steps = tf.function(self._train_steps, autograph=False)

@@ -248,3 +248,23 @@ def test_a_run_whose_output_folder_was_deleted_or_replaced_saves_no_more(tmp_pat
     with pytest.raises(OSError, match="was deleted or replaced"):
         checkpoints.save()
     assert os.listdir(folder) == []
+
+
+def test_workers_compare_what_they_resumed_from_by_content(finished_run, earlier_run, tmp_path):
+    """What each worker of a multi-worker run gathers after restoring (`resumed_from`), and
+    what every worker then says: a copy of the run's folder elsewhere resumes from the same
+    start; other files of the same name, an older checkpoint or none differ."""
+    from bert_tf.training.worker_agreement import different_starts, resumed_from
+    copy, _ = earlier_run
+    other = tmp_path / "other"
+    other.mkdir()
+    for path in glob.glob(f"{finished_run}/ckpt-2.*"):  # other weights named ckpt-4
+        shutil.copy(path, other / os.path.basename(path).replace("ckpt-2", "ckpt-4"))
+    here = resumed_from(4, str(finished_run / "ckpt-4"))
+    assert resumed_from(4, str(copy / "ckpt-4")) == here
+    assert different_starts([[1, 0, *here], [1, 1, *here]]) is None
+    for start, said in ((resumed_from(4, str(other / "ckpt-4")), "another ckpt-4 (step 4)"),
+                        (resumed_from(2, str(finished_run / "ckpt-2")), "ckpt-2 (step 2)"),
+                        (resumed_from(0, None), "no checkpoint (step 0)")):
+        assert different_starts([[1, 0, *here], [1, 1, *start]]) == (
+            f"worker 0 from ckpt-4 (step 4), worker 1 from {said}")
