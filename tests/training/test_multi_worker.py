@@ -42,12 +42,15 @@ def _wait_all(processes, seconds):
 
 
 def test_a_signal_to_one_worker_stops_every_worker_at_the_same_step(tmp_path):
-    """A scheduler may stop one worker first: the others must not wait for it in a collective."""
+    """A scheduler may stop one worker first: the others must not wait for it in a collective.
+
+    Then the rerun that resumes it, with worker 1 given a folder without the checkpoint.
+    """
     output_dir = tmp_path / "out"
-    processes, logs = _two_workers(
-        tmp_path, output_dir, "--distribution_strategy=multi_worker_mirrored", "--do_train",
-        "--train_batch_size=8", "--num_train_steps=100000", "--num_warmup_steps=1",
-        "--save_checkpoints_steps=100000", "--iterations_per_loop=1000")
+    flags = ("--distribution_strategy=multi_worker_mirrored", "--do_train",
+             "--train_batch_size=8", "--num_train_steps=100000", "--num_warmup_steps=1",
+             "--save_checkpoints_steps=100000", "--iterations_per_loop=1000")
+    processes, logs = _two_workers(tmp_path, output_dir, *flags)
     try:
         wait_for_line(logs[1], r"step 2/100000", processes[1])
         processes[1].send_signal(signal.SIGTERM)
@@ -67,6 +70,25 @@ def test_a_signal_to_one_worker_stops_every_worker_at_the_same_step(tmp_path):
     assert f"ckpt-{steps[0]}.index" in os.listdir(output_dir)
     # Calls stay time-bounded under multi-worker training too: far short of 1000 steps.
     assert steps[0] < 1000 and stopped_after < 60
+
+    # Rerunning every worker resumes, where each reads the checkpoints: worker 1 given a
+    # folder of its own (a host's local disk) started at step 0 while worker 0 resumed at
+    # step N, and the weights drifted apart without a word. Every worker stops, before
+    # any step, naming what each resumed from.
+    elsewhere = tmp_path / "elsewhere"
+    processes, logs = _two_workers(
+        tmp_path, output_dir, *flags, per_worker=((), (f"--output_dir={elsewhere}",)))
+    _wait_all(processes, 120)
+    for process, log, folder in zip(processes, logs, (output_dir, elsewhere)):
+        text = log.read_text()
+        last = text.splitlines()[-1]
+        assert process.returncode == 2, last
+        assert not re.search(r"step \d+/100000", text)  # no training step
+        assert last == ("run_pretraining: error: the workers of this run resumed from "
+                        f"different checkpoints: worker 0 from ckpt-{steps[0]} (step "
+                        f"{steps[0]}), worker 1 from no checkpoint (step 0); --output_dir must "
+                        f"be one folder shared by every worker (this worker's is {folder})")
+    assert not [name for name in os.listdir(elsewhere) if name.startswith("ckpt-")]
 
 
 def test_a_worker_waiting_for_absent_workers_says_so_and_gives_up():
