@@ -16,7 +16,7 @@ import dataclasses
 
 import keras
 
-from bert_tf.modeling.bilstm_tagger import BiLstmTagger
+from bert_tf.modeling.bilstm import BiLstmTagger
 from bert_tf.modeling.encoder import BertEncoder
 from bert_tf.modeling.heads import ClassificationHead, NextSentenceHead, SpanHead
 from bert_tf.modeling.masked_lm_head import MaskedLMHead

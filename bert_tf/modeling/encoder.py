@@ -6,7 +6,7 @@ from keras import ops
 from bert_tf.config import BertConfig
 from bert_tf.config_uses import is_causal
 from bert_tf.modeling.embeddings import BertEmbeddings
-from bert_tf.modeling.positions import gather_positions
+from bert_tf.modeling.positions import last_real_token
 from bert_tf.modeling.transformer_block import TransformerBlock
 
 # The original adds this to the attention scores of masked keys.
@@ -60,8 +60,7 @@ def summary_vector(sequence_output, input_mask, causal):
     """
     if not causal:
         return sequence_output[:, 0, :]
-    last = ops.sum(ops.cast(input_mask, "int32"), axis=1, keepdims=True) - 1
-    return gather_positions(sequence_output, ops.maximum(last, 0))[:, 0, :]
+    return last_real_token(sequence_output, input_mask)
 
 
 def _run_blocks(embeddings, attention_bias, blocks, inputs, last_positions=None):

@@ -33,7 +33,7 @@ from bert_tf.atomic_files import cannot_write, write_text, written_whole
 from bert_tf.leftover_files import remove_left_behind
 from bert_tf.checkpoints import weights_identity
 from bert_tf.errors import UsageError
-from bert_tf.modeling.bilstm_tagger import BiLstmTagger
+from bert_tf.modeling.bilstm import BiLstmTagger
 from bert_tf.serving.model_inference import ModelInference
 from bert_tf.tasks.batching import batched_columns
 from bert_tf.training.compilation import encoder_hidden_size, use_xla

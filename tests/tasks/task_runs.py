@@ -1,4 +1,7 @@
-"""Helpers for running whole task families in-process on tiny models and real data."""
+"""Helpers for running whole task families in-process on tiny models and real data, and
+for probing which words a family's model reads."""
+
+import numpy as np
 
 from bert_tf.config import BertConfig
 from bert_tf.tasks.model_files import ModelFiles
@@ -67,3 +70,37 @@ def read_predictions(path):
         gold[-1].append(g)
         predicted[-1].append(p)
     return gold[:-1], predicted[:-1]
+
+
+# Probes of what a model reads: inputs of LENGTH positions whose real text ends at REAL.
+LENGTH, REAL = 12, 10
+
+
+def padded_inputs(shape):
+    """Model inputs of `shape` (`[..., LENGTH]`): random words, padding from `REAL` on."""
+    rng = np.random.default_rng(0)
+    ids = rng.integers(1000, 2000, shape).astype("int32")
+    mask = np.ones_like(ids)
+    mask[..., REAL:] = 0
+    return {"input_ids": ids * mask, "input_mask": mask, "segment_ids": 0 * ids}
+
+
+def changed_words(inputs, positions):
+    """`inputs` with other words at `positions` (an index or slice of the last axis)."""
+    ids = inputs["input_ids"].copy()
+    ids[..., positions] = 2000 + ids[..., positions]
+    return dict(inputs, input_ids=ids)
+
+
+def model_outputs(model, inputs):
+    """The model's outputs as one array (a dict's stacked on a last axis, by name)."""
+    outputs = model(inputs)
+    if isinstance(outputs, dict):
+        return np.stack([np.asarray(outputs[name]) for name in sorted(outputs)], axis=-1)
+    return np.asarray(outputs)
+
+
+def differs(a, b):
+    """A new head's logits are near 0.01, and one word changed moves them by 1e-5 or more
+    (outputs that do not depend on it come out equal to the bit)."""
+    return np.abs(a - b).max() > 1e-6

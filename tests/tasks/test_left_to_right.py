@@ -21,10 +21,11 @@ from bert_tf.tasks.output_dir_checks import check_run_record
 from bert_tf.tasks.pretraining import PretrainingTask
 from bert_tf.tasks.run_record import run_record
 from bert_tf.tasks.squad import SquadTask
-from tasks.task_runs import quick_options
+from tasks.task_runs import (LENGTH, REAL, changed_words, differs, model_outputs, padded_inputs,
+                             quick_options)
 from tests_shared import write_tiny_release
 
-LENGTH, LATER = 12, 6  # positions from LATER on are changed; the real text ends at 10
+LATER = 6  # positions from LATER on are changed; the real text ends at REAL
 
 
 @pytest.fixture(scope="module")
@@ -39,45 +40,18 @@ def _files(folder):
     return resolve_model_files(init_checkpoint=str(folder), max_seq_length=LENGTH)
 
 
-def _inputs(shape):
-    rng = np.random.default_rng(0)
-    ids = rng.integers(1000, 2000, shape).astype("int32")
-    mask = np.ones_like(ids)
-    mask[..., 10:] = 0
-    return {"input_ids": ids * mask, "input_mask": mask, "segment_ids": 0 * ids}
-
-
-def _changed(inputs, positions):
-    ids = inputs["input_ids"].copy()
-    ids[..., positions] = 2000 + ids[..., positions]
-    return dict(inputs, input_ids=ids)
-
-
-def _outputs(model, inputs):
-    outputs = model(inputs)
-    if isinstance(outputs, dict):
-        return np.stack([np.asarray(outputs[name]) for name in sorted(outputs)], axis=-1)
-    return np.asarray(outputs)
-
-
 def _assert_same(a, b):
     np.testing.assert_allclose(a, b, rtol=0, atol=1e-7)
-
-
-def _differs(a, b):
-    """A new head's logits are near 0.01, and one word changed moves them by 1e-5 or more
-    (outputs that do not depend on it come out equal to the bit)."""
-    return np.abs(a - b).max() > 1e-6
 
 
 def _assert_left_to_right(model, shape):
     """The model's encoder: earlier positions do not see later ones."""
     encoder = find_encoder(model)
-    inputs = _inputs((int(np.prod(shape[:-1])), LENGTH))  # multiple choice: one per ending
+    inputs = padded_inputs((int(np.prod(shape[:-1])), LENGTH))  # multiple choice: one per ending
     before = np.asarray(encoder(inputs)["sequence_output"])
-    after = np.asarray(encoder(_changed(inputs, slice(LATER, 10)))["sequence_output"])
+    after = np.asarray(encoder(changed_words(inputs, slice(LATER, REAL)))["sequence_output"])
     _assert_same(before[:, :LATER], after[:, :LATER])
-    assert _differs(before[:, LATER:10], after[:, LATER:10])
+    assert differs(before[:, LATER:REAL], after[:, LATER:REAL])
 
 
 @pytest.mark.parametrize("family", ["squad", "ner"])
@@ -88,10 +62,11 @@ def test_token_level_families_tag_each_position_from_its_left_context(causal_rel
             NerTask(str(tmp_path), files, LENGTH, do_lower_case=True))
     model = task.build_model()
     _assert_left_to_right(model, (2, LENGTH))
-    inputs = _inputs((2, LENGTH))
-    before, after = _outputs(model, inputs), _outputs(model, _changed(inputs, slice(LATER, 10)))
+    inputs = padded_inputs((2, LENGTH))
+    before = model_outputs(model, inputs)
+    after = model_outputs(model, changed_words(inputs, slice(LATER, REAL)))
     _assert_same(before[:, :LATER], after[:, :LATER])
-    assert _differs(before[:, LATER:10], after[:, LATER:10])
+    assert differs(before[:, LATER:REAL], after[:, LATER:REAL])
 
 
 @pytest.mark.parametrize("family", ["classifier", "swag"])
@@ -104,11 +79,11 @@ def test_sentence_level_families_classify_from_the_last_real_token(causal_releas
         task, shape = SwagTask(None, files, LENGTH), (2, 4, LENGTH)
     model = task.build_model()
     _assert_left_to_right(model, shape)
-    inputs = _inputs(shape)
-    logits = _outputs(model, inputs)
-    assert _differs(_outputs(model, _changed(inputs, 1)), logits)  # the first word
-    assert _differs(_outputs(model, _changed(inputs, 9)), logits)  # the last
-    _assert_same(_outputs(model, _changed(inputs, slice(10, None))), logits)  # padding
+    inputs = padded_inputs(shape)
+    logits = model_outputs(model, inputs)
+    assert differs(model_outputs(model, changed_words(inputs, 1)), logits)  # the first word
+    assert differs(model_outputs(model, changed_words(inputs, REAL - 1)), logits)  # the last
+    _assert_same(model_outputs(model, changed_words(inputs, slice(REAL, None))), logits)  # padding
 
 
 def test_feature_based_ner_reads_left_to_right_features_cached_as_such(causal_release,
@@ -116,7 +91,7 @@ def test_feature_based_ner_reads_left_to_right_features_cached_as_such(causal_re
     task = NerTask(str(tmp_path), _files(causal_release), LENGTH, do_lower_case=True,
                    mode="feature_based", feature_layers="last", cache_dir=str(tmp_path))
     assert task.encoder().causal
-    columns = {name: value for name, value in _inputs((2, LENGTH)).items()}
+    columns = {name: value for name, value in padded_inputs((2, LENGTH)).items()}
     both_ways = token_features.fingerprint(str(causal_release), "last", columns)
     assert token_features.fingerprint(str(causal_release), "last", columns, causal=True) == {
         **both_ways, "causal": True}  # the key removed: features computed anew

@@ -10,7 +10,7 @@ import torch
 from bert_tf.checkpoints import CheckpointError, export_original, restore, save_tf1_checkpoint
 from bert_tf.errors import UsageError
 from bert_tf.modeling import BertEncoder
-from bert_tf.modeling.bilstm_tagger import BiLstmTagger
+from bert_tf.modeling.bilstm import BiLstmTagger
 from bert_tf.tasks import runner, token_features
 from bert_tf.tasks.entity_metrics import entities
 from bert_tf.tasks.model_files import ModelFiles

@@ -4,7 +4,7 @@ import numpy as np
 import tensorflow as tf
 import torch
 
-from bert_tf.modeling.bilstm_tagger import BiLstmTagger
+from bert_tf.modeling.bilstm import BiLstmTagger
 
 
 def _torch_tagger(tagger, width):
