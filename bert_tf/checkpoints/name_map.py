@@ -8,15 +8,17 @@ stores it transposed (`output_weights` are `[out, in]`; Keras kernels are
 `[in, out]`). Readers and writers of every format build on this one map.
 
 Layers the original release never had get names of ours: the feature-based
-NER tagger's BiLSTM and classifier live under `ner/`. A trainable variable
-that no map covers makes `save_tf1_checkpoint` fail instead of dropping it.
+NER tagger's BiLSTM and classifier live under `ner/`, the BiLSTM a
+fine-tuned model puts over its encoder (the paper's "+ BiLSTM") under
+`bilstm_0/` (`FINE_TUNING_BILSTM_KERNEL`). A trainable variable that no map
+covers makes `save_tf1_checkpoint` fail instead of dropping it.
 """
 
 import dataclasses
 
 import keras
 
-from bert_tf.modeling.bilstm import BiLstmTagger
+from bert_tf.modeling.bilstm import BiLstm, BiLstmTagger
 from bert_tf.modeling.encoder import BertEncoder
 from bert_tf.modeling.heads import ClassificationHead, NextSentenceHead, SpanHead
 from bert_tf.modeling.masked_lm_head import MaskedLMHead
@@ -94,20 +96,28 @@ def _transposed_dense(prefix):
     return names
 
 
-def _bilstm_tagger(tagger):
-    """The feature-based NER head (not in the original release): `ner/...` names."""
+# The fine-tuning BiLSTM's first kernel, `[in, 4 * units]`: its size in a checkpoint.
+FINE_TUNING_BILSTM_KERNEL = "bilstm_0/forward/kernel"
+
+
+def _bilstm(layer):
+    """A BiLSTM (not in the original release): the feature-based NER tagger's, with its
+    classifier, under `ner/`; the one over a fine-tuned encoder at the top level."""
+    tagger = isinstance(layer, BiLstmTagger)
+    scope = "ner/" if tagger else ""
     names = {}
-    for index, bidirectional in enumerate(tagger.lstms):
+    for index, bidirectional in enumerate(layer.lstms):
         for direction, lstm in (("forward", bidirectional.forward_layer),
                                 ("backward", bidirectional.backward_layer)):
-            prefix = f"ner/bilstm_{index}/{direction}/"
+            prefix = f"{scope}bilstm_{index}/{direction}/"
             names.update({
                 f"{prefix}kernel": WeightRef(lstm.cell.kernel, is_kernel=True),
                 f"{prefix}recurrent_kernel": WeightRef(lstm.cell.recurrent_kernel,
                                                        is_kernel=True),
                 f"{prefix}bias": WeightRef(lstm.cell.bias)})
-    names.update(_dense("ner/", tagger.classifier, "output_weights", "output_bias",
-                        transposed=True))
+    if tagger:
+        names.update(_dense("ner/", layer.classifier, "output_weights", "output_bias",
+                            transposed=True))
     return names
 
 
@@ -117,7 +127,7 @@ _COMPONENTS = (
     (NextSentenceHead, _transposed_dense("cls/seq_relationship/")),
     (ClassificationHead, _transposed_dense("")),
     (SpanHead, _transposed_dense("cls/squad/")),
-    (BiLstmTagger, _bilstm_tagger),
+    (BiLstm, _bilstm),
 )
 
 

@@ -1,15 +1,24 @@
-"""Bidirectional LSTMs over token vectors: `BiLstm`, and the NER tagger made of it.
+"""Bidirectional LSTMs over token vectors: the paper's two uses of them.
 
-`BiLstmTagger` is the feature-based NER head of the paper's section 5.3: a
-randomly initialised two-layer BiLSTM of 768 units per direction over token
-vectors taken from a frozen BERT, then a linear classifier over the tags.
-The LSTMs read only the real tokens (`input_mask`), so each direction
-starts at the text's own first or last token; padded positions give
-outputs nobody reads.
+* `BiLstmTagger`: the feature-based NER head of section 5.3, a randomly
+  initialised two-layer BiLSTM of 768 units per direction over token
+  vectors taken from a frozen BERT, then a linear classifier over the tags.
+* The "+ BiLSTM" row of Table 5: a randomly initialised BiLSTM put over a
+  fine-tuned encoder's sequence output, before the task's head
+  (`fine_tuning_bilstm`, `head_inputs`), to give the left-to-right model
+  the right context its attention lacks.
+
+Both are `BiLstm`: the LSTMs read only the real tokens (`input_mask`), so
+each direction starts at the text's own first or last token; padded
+positions give outputs nobody reads.
 """
 
 import keras
 from keras import ops
+
+from bert_tf.modeling.positions import last_real_token
+
+FINE_TUNING_BILSTM = "bilstm"  # the layer's name in the fine-tuned models
 
 
 @keras.saving.register_keras_serializable(package="bert_tf")
@@ -122,3 +131,66 @@ class BiLstmTagger(BiLstm):
     def get_config(self):
         return {**super().get_config(), "num_labels": self.num_labels,
                 "initializer_range": self.initializer_range}
+
+
+def fine_tuning_bilstm(lstm_units):
+    """The randomly initialised one-layer `BiLstm` of the "+ BiLSTM" row, or None for 0 units.
+
+    The paper gives no size; the runners' default (`--bilstm_units`) is half
+    the encoder's hidden size per direction, so the head reads vectors as
+    wide as without it (docs/ORIGINAL_BEHAVIOUR.md).
+    """
+    return BiLstm(lstm_units, name=FINE_TUNING_BILSTM) if lstm_units else None
+
+
+def bilstm_of(model):
+    """The `fine_tuning_bilstm` of a model built with one (a layer of its own), else None."""
+    return next((layer for layer in model.layers if layer.name == FINE_TUNING_BILSTM), None)
+
+
+def final_states(sequence, input_mask, lstm_units):
+    """`[B, 2 * lstm_units]`: a `BiLstm`'s final states, each direction's after the whole text.
+
+    The forward LSTM's state at the last real token, followed by the
+    backward one's at the first, `[CLS]`: both have read every token.
+
+    >>> import numpy as np
+    >>> sequence = np.arange(12, dtype="float32").reshape(1, 3, 4)  # units 2: [fw, fw, bw, bw]
+    >>> ops.convert_to_numpy(final_states(sequence, np.array([[1, 1, 0]]), 2)).tolist()
+    [[4.0, 5.0, 2.0, 3.0]]
+    """
+    forward = last_real_token(sequence, input_mask)[:, :lstm_units]
+    return ops.concatenate([forward, sequence[:, 0, lstm_units:]], axis=-1)
+
+
+def head_inputs(encoder, inputs, bilstm=None):
+    """What a fine-tuning head reads: `(sequence [B, T, W], summary [B, W])`.
+
+    Without a BiLSTM, the encoder's `sequence_output` and `pooled_output`
+    (W = H), as in the original. With one (`fine_tuning_bilstm`), its
+    outputs over the sequence output, and its `final_states` as the summary
+    of sentence-level tasks (W = 2 * units): the pooler, trained on the
+    encoder's own `[CLS]` vector, is not read.
+
+    Args:
+        encoder: a `BertEncoder`.
+        inputs: its input dict (tensors or Keras inputs).
+        bilstm: a `BiLstm`, or None.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from bert_tf.config import BertConfig
+    >>> from bert_tf.modeling.encoder import BertEncoder
+    >>> encoder = BertEncoder(BertConfig.named("tiny", vocab_size=10))
+    >>> ids = np.ones((2, 5), "int32")
+    >>> inputs = {"input_ids": ids, "input_mask": ids, "segment_ids": 0 * ids}
+    >>> sequence, summary = head_inputs(encoder, inputs, fine_tuning_bilstm(3))
+    >>> tuple(sequence.shape), tuple(summary.shape)
+    ((2, 5, 6), (2, 6))
+    """
+    outputs = encoder(inputs)
+    if bilstm is None:
+        return outputs["sequence_output"], outputs["pooled_output"]
+    sequence = bilstm(outputs["sequence_output"], inputs["input_mask"])
+    return sequence, final_states(sequence, inputs["input_mask"], bilstm.lstm_units)

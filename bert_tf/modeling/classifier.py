@@ -4,18 +4,23 @@ What run_classifier.py trains and a classifier export serves: dropout on the
 pooled output, then `output_weights` / `output_bias` in the original's
 checkpoints (one output and no softmax for regression). The token
 classifier (run_ner.py, the `ner` export) puts the same head on every token.
+With `bilstm_units`, the head reads a BiLSTM over the encoder instead
+(`bilstm.head_inputs`: the paper's "+ BiLSTM").
 """
 
 import keras
 
+from bert_tf.modeling.bilstm import fine_tuning_bilstm, head_inputs
 from bert_tf.modeling.encoder import BertEncoder
 from bert_tf.modeling.heads import ClassificationHead
 
 
-def build_classifier(config, num_labels):
+def build_classifier(config, num_labels, bilstm_units=0):
     """Encoder + classification head: input dict -> float32 logits `[B, num_labels]`.
 
     `num_labels=1` for regression (the single logit is the predicted score).
+    `bilstm_units`: the head reads the final states of a BiLSTM of that many
+    units per direction over the sequence output, not the pooled output.
 
     >>> import numpy as np
     >>> from bert_tf.config import BertConfig
@@ -25,14 +30,21 @@ def build_classifier(config, num_labels):
     (2, 3)
     """
     encoder = BertEncoder(config)
-    head = ClassificationHead(num_labels, dropout_rate=config.hidden_dropout_prob,
+    _, summary = head_inputs(encoder, encoder.input, fine_tuning_bilstm(bilstm_units))
+    return keras.Model(encoder.input, classification_head(config, num_labels)(summary),
+                       name="bert_classifier")
+
+
+def classification_head(config, num_labels):
+    """The `ClassificationHead` (named "classifier") every classifier of `config` puts on top."""
+    return ClassificationHead(num_labels, dropout_rate=config.hidden_dropout_prob,
                               initializer_range=config.initializer_range, name="classifier")
-    logits = head(encoder(encoder.input)["pooled_output"])
-    return keras.Model(encoder.input, logits, name="bert_classifier")
 
 
-def build_token_classifier(config, num_labels):
+def build_token_classifier(config, num_labels, bilstm_units=0):
     """Encoder + dropout + dense on every token: float32 logits `[B, T, num_labels]`.
+
+    `bilstm_units`: on every position of a BiLSTM over the sequence output.
 
     >>> import numpy as np
     >>> from bert_tf.config import BertConfig
@@ -42,7 +54,6 @@ def build_token_classifier(config, num_labels):
     (2, 4, 3)
     """
     encoder = BertEncoder(config)
-    head = ClassificationHead(num_labels, dropout_rate=config.hidden_dropout_prob,
-                              initializer_range=config.initializer_range, name="classifier")
-    logits = head(encoder(encoder.input)["sequence_output"])
-    return keras.Model(encoder.input, logits, name="bert_token_classifier")
+    sequence, _ = head_inputs(encoder, encoder.input, fine_tuning_bilstm(bilstm_units))
+    return keras.Model(encoder.input, classification_head(config, num_labels)(sequence),
+                       name="bert_token_classifier")

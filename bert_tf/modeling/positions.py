@@ -35,8 +35,8 @@ def last_real_token(sequence, input_mask):
 
     Left to right, that is the one position that has seen the whole text (a
     causal encoder's summary, `encoder.summary_vector`); a forward LSTM's
-    final state is its output there. An example without a real token gives
-    its first row.
+    final state is its output there (`bilstm.final_states`). An example
+    without a real token gives its first row.
 
     >>> import numpy as np
     >>> sequence = np.arange(8, dtype="float32").reshape(2, 4, 1)

@@ -2,17 +2,22 @@
 
 What run_squad.py trains and a span-QA export serves: a start and an end
 logit per token (`cls/squad/output_weights` / `output_bias` in the
-original's checkpoints).
+original's checkpoints). With `bilstm_units`, the layer reads a BiLSTM over
+the encoder instead (`bilstm.head_inputs`: the paper's "+ BiLSTM").
 """
 
 import keras
 
+from bert_tf.modeling.bilstm import fine_tuning_bilstm, head_inputs
 from bert_tf.modeling.encoder import BertEncoder
 from bert_tf.modeling.heads import SpanHead
 
 
-def build_span_model(config):
+def build_span_model(config, bilstm_units=0):
     """Encoder + span head: input dict -> {"start_logits", "end_logits"} `[B, T]` float32.
+
+    `bilstm_units`: the head reads a BiLSTM of that many units per direction
+    over the sequence output (each position then has seen the whole text).
 
     >>> import numpy as np
     >>> from bert_tf.config import BertConfig
@@ -26,6 +31,7 @@ def build_span_model(config):
     """
     encoder = BertEncoder(config)
     head = SpanHead(initializer_range=config.initializer_range, name="squad")
-    start_logits, end_logits = head(encoder(encoder.input)["sequence_output"])
+    sequence, _ = head_inputs(encoder, encoder.input, fine_tuning_bilstm(bilstm_units))
+    start_logits, end_logits = head(sequence)
     return keras.Model(encoder.input, {"start_logits": start_logits, "end_logits": end_logits},
                        name="bert_squad")

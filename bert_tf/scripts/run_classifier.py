@@ -20,7 +20,10 @@ A left-to-right model (`"causal": true` in its bert_config.json, from
 pretrained. Its [CLS] then sees only itself, so the classifier reads the
 last real token (the final [SEP]), the one that has seen the whole text:
 our choice, since the paper does not say (docs/ORIGINAL_BEHAVIOUR.md).
-Remove the key to fine-tune it with attention both ways.
+Remove the key to fine-tune it with attention both ways. `--bilstm` puts a
+randomly initialised BiLSTM over the encoder (the paper's "+ BiLSTM" row,
+for any model); the classifier then reads its two final states, each of
+which has read the whole text, instead of the pooled output.
 """
 
 from absl import flags
@@ -37,6 +40,7 @@ FLAGS = flags.FLAGS
 runner_flags.define_model_flags()
 runner_flags.define_phase_flags()
 runner_flags.define_runtime_flags()
+runner_flags.define_bilstm_flags()
 flags.DEFINE_string("task_name", None, "The name of the task to train.")
 flags.DEFINE_string("xnli_language", "zh", "XNLI language (the original fixed zh).")
 flags.DEFINE_string("tfds_name", None, "Read the task from tensorflow-datasets instead of "
@@ -68,9 +72,10 @@ def reader_from_flags():
 def run():
     """Trains, evaluates and predicts as the flags say; returns the eval results (or None)."""
     options = runner_flags.run_options(FLAGS)
-    task = ClassificationTask(reader_from_flags(), FLAGS.data_dir,
-                              runner_flags.model_files(FLAGS), FLAGS.max_seq_length,
-                              FLAGS.do_lower_case)
+    model_files = runner_flags.model_files(FLAGS)
+    task = ClassificationTask(reader_from_flags(), FLAGS.data_dir, model_files,
+                              FLAGS.max_seq_length, FLAGS.do_lower_case,
+                              runner_flags.bilstm_units(FLAGS, model_files.config))
     return runner.run(task, options)
 
 

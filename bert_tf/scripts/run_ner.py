@@ -21,6 +21,8 @@ A left-to-right model (`"causal": true` in its bert_config.json, from
 `run_pretraining.py --causal`) is fine-tuned (or gives its features) left to
 right, as it was pretrained: each position sees itself and the positions
 before it only. Remove the key to use it with attention both ways.
+`--bilstm` (fine_tune mode) puts a randomly initialised BiLSTM between the
+encoder and the tag layer, trained with it (the paper's "+ BiLSTM" row).
 """
 
 import os
@@ -40,6 +42,7 @@ FLAGS = flags.FLAGS
 runner_flags.define_model_flags()
 runner_flags.define_phase_flags()
 runner_flags.define_runtime_flags()
+runner_flags.define_bilstm_flags()
 FLAGS.set_default("do_lower_case", None)  # None: the vocabulary's casing
 flags.DEFINE_enum("mode", "fine_tune", list(MODES), "fine_tune: train the whole network; "
                   "feature_based: a BiLSTM on frozen, cached encoder features.")
@@ -75,7 +78,8 @@ def run():
                    mode=FLAGS.mode, doc_stride=FLAGS.doc_stride,
                    feature_layers=FLAGS.feature_layers, lstm_units=FLAGS.lstm_units,
                    cache_dir=os.path.join(FLAGS.output_dir, "features"),
-                   feature_batch_size=FLAGS.eval_batch_size)
+                   feature_batch_size=FLAGS.eval_batch_size,
+                   bilstm_units=runner_flags.bilstm_units(FLAGS, model_files.config))
     return runner.run(task, runner_flags.run_options(FLAGS))
 
 

@@ -16,7 +16,10 @@ answers in the same run (eval_results.txt). Files may be gzip (.gz).
 A left-to-right model (`"causal": true` in its bert_config.json, from
 `run_pretraining.py --causal`) is fine-tuned left to right, as it was pretrained:
 each position sees itself and the positions before it only. Remove the key to
-use it with attention both ways.
+use it with attention both ways. `--bilstm` puts a randomly initialised
+BiLSTM over the encoder before the span layer, as the paper's "+ BiLSTM" row
+did for that model (it works for any model): each position's logits then
+depend on the whole text (docs/ORIGINAL_BEHAVIOUR.md).
 """
 
 from absl import flags
@@ -30,6 +33,7 @@ FLAGS = flags.FLAGS
 runner_flags.define_model_flags(max_seq_length=SquadOptions.max_seq_length)
 runner_flags.define_phase_flags(data_dir=False)  # --train_file, --predict_file instead
 runner_flags.define_runtime_flags()
+runner_flags.define_bilstm_flags()
 flags.DEFINE_string("train_file", None, "SQuAD json for training. E.g., train-v1.1.json")
 flags.DEFINE_string("predict_file", None, "SQuAD json for predictions. E.g., dev-v1.1.json "
                     "or test-v1.1.json")
@@ -69,8 +73,9 @@ def run():
         version_2_with_negative=FLAGS.version_2_with_negative,
         null_score_diff_threshold=FLAGS.null_score_diff_threshold,
         verbose_logging=FLAGS.verbose_logging)
-    task = SquadTask(runner_flags.model_files(FLAGS), FLAGS.train_file, FLAGS.predict_file,
-                     squad_options, FLAGS.do_lower_case)
+    model_files = runner_flags.model_files(FLAGS)
+    task = SquadTask(model_files, FLAGS.train_file, FLAGS.predict_file, squad_options,
+                     FLAGS.do_lower_case, runner_flags.bilstm_units(FLAGS, model_files.config))
     return runner.run(task, options)
 
 

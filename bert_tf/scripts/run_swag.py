@@ -18,7 +18,9 @@ A left-to-right model (`"causal": true` in its bert_config.json, from
 pretrained. Its [CLS] then sees only itself, so each ending is scored from
 the last real token (the final [SEP]), the one that has seen the whole
 text: our choice, since the paper does not say (docs/ORIGINAL_BEHAVIOUR.md).
-Remove the key to fine-tune it with attention both ways.
+Remove the key to fine-tune it with attention both ways. `--bilstm` puts a
+randomly initialised BiLSTM over the encoder (the paper's "+ BiLSTM" row, for
+any model); each ending is then scored from its two final states.
 """
 
 from absl import flags
@@ -31,13 +33,15 @@ FLAGS = flags.FLAGS
 runner_flags.define_model_flags()
 runner_flags.define_phase_flags()
 runner_flags.define_runtime_flags()
+runner_flags.define_bilstm_flags()
 
 
 def run():
     """Trains, evaluates and predicts as the flags say; returns the eval results (or None)."""
     options = runner_flags.run_options(FLAGS)
-    task = SwagTask(FLAGS.data_dir, runner_flags.model_files(FLAGS), FLAGS.max_seq_length,
-                    FLAGS.do_lower_case)
+    model_files = runner_flags.model_files(FLAGS)
+    task = SwagTask(FLAGS.data_dir, model_files, FLAGS.max_seq_length, FLAGS.do_lower_case,
+                    runner_flags.bilstm_units(FLAGS, model_files.config))
     return runner.run(task, options)
 
 

@@ -1,12 +1,13 @@
 """The flags the training runners share, with the original's names and defaults.
 
 `define_model_flags` (config, vocabulary, checkpoint, casing, length),
-`define_phase_flags` (data, phases, batch sizes, learning rate, epochs) and
+`define_phase_flags` (data, phases, batch sizes, learning rate, epochs),
 `define_runtime_flags` (where and how fast: the original's TPU flags plus the
 strategy, mixed precision, XLA, accumulation, the optimizer, `--export_dir`)
-are defined by each script at import. `run_options` and `model_files` turn
-parsed flags into the explicit objects the runner flow takes; nothing below
-the scripts reads `FLAGS`.
+and the fine-tuning runners' `define_bilstm_flags` (the paper's "+ BiLSTM")
+are defined by each script at import. `run_options`, `model_files` and
+`bilstm_units` turn parsed flags into the explicit values the runner flow
+takes; nothing below the scripts reads `FLAGS`.
 """
 
 import os
@@ -108,6 +109,31 @@ def define_runtime_flags():
                          "a call also ends after about 10 s.", lower_bound=1)
     flags.DEFINE_string("export_dir", None, "Also write a self-contained SavedModel here "
                         "at the end of training.")
+
+
+def define_bilstm_flags():
+    """`--bilstm` and `--bilstm_units`: a BiLSTM between the encoder and the task's head."""
+    flags.DEFINE_bool("bilstm", False, "Put a randomly initialised bidirectional LSTM over the "
+                      "encoder's sequence output, before the task's head (the paper's "
+                      "\"+ BiLSTM\" row, for its left-to-right model). Sentence-level heads "
+                      "then read its final states, not the pooled [CLS] vector. Recorded "
+                      "in run.json and saved with the model.")
+    flags.DEFINE_integer("bilstm_units", None, "With --bilstm: units per LSTM direction "
+                         "(default: half the encoder's hidden size, so the head reads "
+                         "vectors as wide as without it).", lower_bound=1)
+
+
+def bilstm_units(values, config):
+    """`--bilstm`'s units per direction for a model of `config`; 0 without `--bilstm`.
+
+    Raises:
+        UsageError: `--bilstm_units` without `--bilstm`.
+    """
+    if not values.bilstm:
+        if values.bilstm_units is not None:
+            raise UsageError("--bilstm_units applies only with --bilstm")
+        return 0
+    return values.bilstm_units or max(1, config.hidden_size // 2)
 
 
 def model_file_paths(values):

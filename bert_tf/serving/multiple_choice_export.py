@@ -19,13 +19,15 @@ endingN` (`tasks.swag_data`): send them so.
 import keras
 import tensorflow as tf
 
+from bert_tf.modeling.bilstm import bilstm_of, head_inputs
 from bert_tf.serving.sources import find_encoder
 from bert_tf.serving.text_module import TextServingModule, signature, string_spec
 
 
 def choice_scorer(model):
     """The model that scores one packed sequence: `model` itself, or a multiple-choice
-    model's encoder and head (a layer named "classifier") as one.
+    model's encoder, its BiLSTM if it has one (`bilstm_of`) and head (a layer named
+    "classifier") as one.
 
     Raises:
         ValueError: a model with neither one output per sequence nor that head.
@@ -38,7 +40,8 @@ def choice_scorer(model):
         raise ValueError(f"{model.name}: a multiple-choice export needs a model that scores "
                          "each sequence, or one with a 'classifier' head") from None
     encoder = find_encoder(model)
-    return keras.Model(encoder.input, head(encoder(encoder.input)["pooled_output"]))
+    _, summary = head_inputs(encoder, encoder.input, bilstm_of(model))
+    return keras.Model(encoder.input, head(summary))
 
 
 class MultipleChoiceServing(TextServingModule):

@@ -4,7 +4,9 @@ A source folder is what our runners write or what the original release
 ships: `bert_model.ckpt.*` (or a HuggingFace `model.safetensors` with its
 `config.json`), `bert_config.json`, `vocab.txt`, and for a classifier or
 a NER tagger `labels.txt`. Reading one checks it before any model is
-built, so a wrong folder fails with one line naming the file.
+built, so a wrong folder fails with one line naming the file. A model
+fine-tuned with a BiLSTM over its encoder (`--bilstm`) is rebuilt with it,
+of the size its checkpoint holds.
 """
 
 import dataclasses
@@ -12,7 +14,7 @@ import os
 
 
 from bert_tf.checkpoints import (CheckpointError, checkpoint_folder, config_beside,
-                                 is_huggingface, restore)
+                                 fine_tuned_bilstm_units, is_huggingface, restore)
 from bert_tf.checkpoints.labels import LABELS_FILE, read_labels
 from bert_tf.checkpoints.load_rules import CheckpointMismatch
 from bert_tf.checkpoints.tf1 import (is_training_checkpoint, read_checkpoint,
@@ -26,12 +28,14 @@ _EMBEDDINGS = "bert/embeddings/word_embeddings"
 
 @dataclasses.dataclass
 class SourceFolder:
-    """A checked source: the checkpoint path for `restore`, config, vocab, labels."""
+    """A checked source: the checkpoint path for `restore`, config, vocab, labels, and
+    the units of the BiLSTM over its encoder (`fine_tuned_bilstm_units`, 0: none)."""
 
     checkpoint: str
     config: object
     vocab_file: str
     labels: list = None
+    bilstm_units: int = 0
 
 
 def read_source(path, needs_labels=False, vocab_file=None):
@@ -62,7 +66,8 @@ def read_source(path, needs_labels=False, vocab_file=None):
                 "names that run_classifier.py or run_ner.py writes beside bert_model.ckpt "
                 "after training")
         labels = list(read_labels(labels_file))
-    return SourceFolder(path, config_beside(path), vocab_file, labels)
+    return SourceFolder(path, config_beside(path), vocab_file, labels,
+                        fine_tuned_bilstm_units(path))
 
 
 def _check_model_checkpoint(prefix):
@@ -106,11 +111,12 @@ def classifier_from(source):
 
 
 def _labeled_head_from(build, source):
-    """`build(config, labels)` restored; a checkpoint whose shapes do not fit names the
-    labels too, since their count decides the head's size (a `labels.txt` of another
-    run). A damaged file's error is left as it is: the labels have no part in it."""
+    """`build(config, labels, bilstm_units)` restored; a checkpoint whose shapes do not fit
+    names the labels too, since their count decides the head's size (a `labels.txt` of
+    another run). A damaged file's error is left as it is: the labels have no part in it."""
     try:
-        return restored(build(source.config, len(source.labels)), source, "output_")
+        return restored(build(source.config, len(source.labels), source.bilstm_units),
+                        source, "output_")
     except CheckpointMismatch as error:
         raise CheckpointError(f"{error} (the head has one output per label: "
                               f"{len(source.labels)} labels given, from {LABELS_FILE} or "
@@ -119,7 +125,8 @@ def _labeled_head_from(build, source):
 
 def choice_scorer_from(source):
     """Encoder + the one-output head that scores each ending (`run_swag.py`), restored."""
-    return restored(build_classifier(source.config, 1), source, "output_")
+    return restored(build_classifier(source.config, 1, source.bilstm_units), source,
+                    "output_")
 
 
 def token_classifier_from(source):
@@ -129,7 +136,8 @@ def token_classifier_from(source):
 
 def span_model_from(source):
     """Encoder + span head (`cls/squad/output_weights`/`output_bias`), restored."""
-    return restored(build_span_model(source.config), source, "cls/squad/")
+    return restored(build_span_model(source.config, source.bilstm_units), source,
+                    "cls/squad/")
 
 
 def find_encoder(model):

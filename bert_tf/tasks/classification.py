@@ -2,7 +2,8 @@
 
 A classifier is the encoder's pooled output through dropout and one dense
 layer (`output_weights` / `output_bias` in the original's checkpoints); one
-output and a squared error for regression. Text is tokenized and packed in
+output and a squared error for regression. With `bilstm_units` (`--bilstm`)
+the layer reads the final states of a BiLSTM over the encoder instead. Text is tokenized and packed in
 the tf.data graph by `BertPreprocessor`, the same layer a served model holds.
 The examples come from a reader with `read(data_dir, split)`, `name`,
 `labels` and `is_regression`: a GLUE `TsvTask`, `XnliTask` or `TfdsTask`.
@@ -47,11 +48,13 @@ class ClassificationTask(LogitsPerExampleTask):
     Args:
         reader: `read(data_dir, split)`, `name`, `labels`, `is_regression`.
         data_dir: the folder `reader` reads.
-        model_files, max_seq_length, do_lower_case: see `LogitsPerExampleTask`.
+        model_files, max_seq_length, do_lower_case, bilstm_units: see
+            `LogitsPerExampleTask`.
     """
 
-    def __init__(self, reader, data_dir, model_files, max_seq_length, do_lower_case=True):
-        super().__init__(model_files, max_seq_length, do_lower_case)
+    def __init__(self, reader, data_dir, model_files, max_seq_length, do_lower_case=True,
+                 bilstm_units=0):
+        super().__init__(model_files, max_seq_length, do_lower_case, bilstm_units)
         self.reader = reader
         self.name = reader.name
         self.is_regression = reader.is_regression
@@ -78,7 +81,8 @@ class ClassificationTask(LogitsPerExampleTask):
 
     def build_model(self):
         return build_classifier(self.model_files.config,
-                                1 if self.is_regression else len(self.reader.labels))
+                                1 if self.is_regression else len(self.reader.labels),
+                                self.bilstm_units)
 
     def dataset(self, examples, batch_size, is_training, input_context=None, seed=None):
         return examples_dataset(examples, self.preprocessor, batch_size, is_training, seed,

@@ -81,14 +81,21 @@ class LogitsPerExampleTask(Task):
         model_files: the resolved `ModelFiles` (config, vocabulary).
         max_seq_length: tokens per packed sequence.
         do_lower_case: lower-case and strip accents (uncased models).
+        bilstm_units: see `Task.bilstm_units`; the head then reads the
+            BiLSTM's final states, not the pooled output.
     """
 
     is_regression = False
 
-    def __init__(self, model_files, max_seq_length, do_lower_case=True):
+    def __init__(self, model_files, max_seq_length, do_lower_case=True, bilstm_units=0):
         self.model_files = model_files
         self.max_seq_length = max_seq_length
         self.do_lower_case = do_lower_case
+        self.bilstm_units = bilstm_units
+
+    @property
+    def reads_pooled_output(self):
+        return not self.bilstm_units
 
     @functools.cached_property
     def preprocessor(self):

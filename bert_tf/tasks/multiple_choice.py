@@ -14,7 +14,9 @@ import tensorflow as tf
 from keras import ops
 
 from bert_tf.checkpoints import export_original
-from bert_tf.modeling import BertEncoder, ClassificationHead
+from bert_tf.modeling import BertEncoder
+from bert_tf.modeling.bilstm import fine_tuning_bilstm, head_inputs
+from bert_tf.modeling.classifier import classification_head
 from bert_tf.modeling.encoder import INPUT_NAMES
 from bert_tf.tasks.batching import LABEL_KEY, batched_columns
 from bert_tf.tasks.classification_results import LogitsPerExampleTask
@@ -23,15 +25,18 @@ from bert_tf.tasks.swag_data import NUM_CHOICES, read_swag
 SWAG_FILES = {"train": "train.csv", "dev": "val.csv", "test": "test.csv"}
 
 
-def build_multiple_choice_model(config, num_choices, seq_length):
-    """Inputs `[B, num_choices, seq_length]` int32 dict -> float32 logits `[B, num_choices]`."""
+def build_multiple_choice_model(config, num_choices, seq_length, bilstm_units=0):
+    """Inputs `[B, num_choices, seq_length]` int32 dict -> float32 logits `[B, num_choices]`.
+
+    `bilstm_units`: each sequence is scored from the final states of a
+    BiLSTM over the encoder (`bilstm.head_inputs`), not its pooled output.
+    """
     inputs = {name: keras.Input(shape=(num_choices, seq_length), dtype="int32", name=name)
               for name in INPUT_NAMES}
     encoder = BertEncoder(config)
     flat = {name: ops.reshape(tensor, (-1, seq_length)) for name, tensor in inputs.items()}
-    head = ClassificationHead(1, dropout_rate=config.hidden_dropout_prob,
-                              initializer_range=config.initializer_range, name="classifier")
-    scores = head(encoder(flat)["pooled_output"])
+    head = classification_head(config, 1)
+    scores = head(head_inputs(encoder, flat, fine_tuning_bilstm(bilstm_units))[1])
     return keras.Model(inputs, ops.reshape(scores, (-1, num_choices)),
                        name="bert_multiple_choice")
 
@@ -64,14 +69,16 @@ class SwagTask(LogitsPerExampleTask):
 
     Args:
         data_dir: the folder of train.csv, val.csv and test.csv.
-        model_files, max_seq_length, do_lower_case: see `LogitsPerExampleTask`.
+        model_files, max_seq_length, do_lower_case, bilstm_units: see
+            `LogitsPerExampleTask`.
     """
 
     name = "swag"
 
-    def __init__(self, data_dir, model_files, max_seq_length, do_lower_case=True):
+    def __init__(self, data_dir, model_files, max_seq_length, do_lower_case=True,
+                 bilstm_units=0):
         model_files.require_pairs(f"task {self.name} (a context and each ending)")
-        super().__init__(model_files, max_seq_length, do_lower_case)
+        super().__init__(model_files, max_seq_length, do_lower_case, bilstm_units)
         self.data_dir = data_dir or ""
 
     def read_split(self, split):
@@ -79,7 +86,7 @@ class SwagTask(LogitsPerExampleTask):
 
     def build_model(self):
         return build_multiple_choice_model(self.model_files.config, NUM_CHOICES,
-                                           self.max_seq_length)
+                                           self.max_seq_length, self.bilstm_units)
 
     def dataset(self, examples, batch_size, is_training, input_context=None, seed=None):
         return choices_dataset(examples, self.preprocessor, batch_size, is_training, seed,

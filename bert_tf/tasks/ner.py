@@ -5,6 +5,7 @@ Two modes:
 * `fine_tune`: the encoder's sequence output through dropout and a dense
   layer gives tag logits per token (the head's variables are the
   classifier's `output_weights` / `output_bias`); the whole network trains.
+  With `bilstm_units` (`--bilstm`), a BiLSTM between the two trains too.
 * `feature_based`: the encoder stays frozen; its features (one of the
   paper's six layer choices, see `token_features`) are computed once per
   split and cached in `output_dir/features/`, then a two-layer BiLSTM and a
@@ -93,6 +94,12 @@ class NerTask(Task):
         lstm_units: feature-based mode: units per LSTM direction.
         cache_dir: feature-based mode: where feature caches go.
         feature_batch_size: windows per encoder pass when computing features.
+        bilstm_units: fine_tune mode: see `Task.bilstm_units` (feature_based
+            mode has a BiLSTM of its own, `lstm_units`).
+
+    Raises:
+        UsageError: a `bilstm_units` in feature_based mode, or that mode
+            without start weights.
     """
 
     name = "ner"
@@ -100,10 +107,15 @@ class NerTask(Task):
 
     def __init__(self, data_dir, model_files, max_seq_length, do_lower_case, mode="fine_tune",
                  doc_stride=DEFAULT_DOC_STRIDE, feature_layers=DEFAULT_FEATURE_LAYERS,
-                 lstm_units=DEFAULT_LSTM_UNITS, cache_dir=None, feature_batch_size=32):
+                 lstm_units=DEFAULT_LSTM_UNITS, cache_dir=None, feature_batch_size=32,
+                 bilstm_units=0):
         if mode not in MODES:
             raise ValueError(f"--mode={mode!r}: choose one of {', '.join(MODES)}")
         if mode == "feature_based":
+            if bilstm_units:
+                raise UsageError("--bilstm applies only with --mode=fine_tune: the "
+                                 "feature_based mode trains a BiLSTM of its own "
+                                 "(--lstm_units) on the frozen features")
             if not model_files.init_checkpoint:
                 raise UsageError("--mode=feature_based needs --init_checkpoint: the features "
                                  "come from a pretrained encoder that is never trained")
@@ -121,6 +133,7 @@ class NerTask(Task):
         self.lstm_units = lstm_units
         self.cache_dir = cache_dir
         self.feature_batch_size = feature_batch_size
+        self.bilstm_units = bilstm_units
         self.labels = conll_data.bio_labels()
         self.tokenizer = FullTokenizer(model_files.vocab_file, do_lower_case=do_lower_case)
         self._encoder = self._feature_function = None
@@ -160,7 +173,7 @@ class NerTask(Task):
     def build_model(self):
         config = self.model_files.config
         if self.mode == "fine_tune":
-            return build_token_classifier(config, len(self.labels))
+            return build_token_classifier(config, len(self.labels), self.bilstm_units)
         width = token_features.feature_width(config.hidden_size, self.feature_layers)
         return token_features.build_feature_tagger(width, len(self.labels), self.lstm_units,
                                     config.initializer_range)

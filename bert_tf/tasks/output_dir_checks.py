@@ -19,7 +19,8 @@ import tensorflow as tf
 from absl import logging
 
 from bert_tf.atomic_files import write_text
-from bert_tf.checkpoints import CHECKPOINT_BASENAME, POOLER_NAMES, checkpoint_folder
+from bert_tf.checkpoints import (CHECKPOINT_BASENAME, FINE_TUNING_BILSTM_KERNEL, POOLER_NAMES,
+                                 checkpoint_folder)
 from bert_tf.errors import UsageError
 from bert_tf.tasks.run_record import RECORD_FILE, comparable, record_differences, recorded_run
 from bert_tf.training.resume import newest_checkpoint
@@ -112,13 +113,16 @@ def _check_same_task(output_dir, recorded, new):
 
 
 def check_scored_weights(task_name, init_checkpoint, loaded, reads_pooled_output=True):
-    """Refuses to evaluate or predict with weights `init_checkpoint` does not hold.
+    """Refuses to evaluate or predict with weights `init_checkpoint` does not hold, or
+    without the BiLSTM it holds over its encoder.
 
     A fine-tuning run starts from a pretrained encoder and initialises its
     task head at random, so a load leaves missing head weights as they are.
     An evaluation or prediction alone given such a checkpoint (the
     pretrained model, or another task's fine-tuned one) would write answers
-    of a random head, and exit 0.
+    of a random head, and exit 0. A model fine-tuned with `--bilstm` scored
+    without it would load its head (of the same shape, at the default size)
+    over the encoder's outputs, which it never read.
 
     Args:
         task_name: the task the run scores, for the message.
@@ -129,7 +133,8 @@ def check_scored_weights(task_name, init_checkpoint, loaded, reads_pooled_output
             a pooler left newly initialised does not count.
 
     Raises:
-        UsageError: naming the first weight the checkpoint lacks.
+        UsageError: naming the first weight the checkpoint lacks, or the
+            checkpoint's BiLSTM the model lacks.
 
     Example (a pretrained model's folder, given to a SQuAD prediction):
 
@@ -143,6 +148,11 @@ def check_scored_weights(task_name, init_checkpoint, loaded, reads_pooled_output
     cls/squad/output_bias nor 1 more of the model's weights: it is not a trained squad
     model, ...
     """
+    if loaded is not None and FINE_TUNING_BILSTM_KERNEL in loaded.unused:
+        raise UsageError(
+            f"--init_checkpoint={init_checkpoint} holds a BiLSTM over its encoder (a model "
+            "fine-tuned with --bilstm), and this run's model has none; add --bilstm (with the "
+            "--bilstm_units it was trained with) to score it")
     missing = [name for name in (loaded.not_in_checkpoint if loaded is not None else [])
                if reads_pooled_output or name not in POOLER_NAMES]
     if missing:

@@ -2,9 +2,10 @@
 
 The first training run into a folder writes its record there: the task
 and its settings, the options that decide what is trained, the model it
-trains (its `bert_config.json` and a hash of its vocabulary), what its
-start weights are (`start_weights`, `checkpoints.weights_identity`), a hash
-of its training examples (`Task.training_data`) and its step count. A rerun
+trains (its `bert_config.json`, a hash of its vocabulary and the size of a
+BiLSTM it puts over the encoder, `Task.bilstm_units`), what its start
+weights are (`start_weights`, `checkpoints.weights_identity`), a hash of
+its training examples (`Task.training_data`) and its step count. A rerun
 compares its own record with it (`output_dir_checks`): to resume only the
 same run, and to score a model only with data it can read. The workers of
 a multi-worker run compare theirs too (`runner`).
@@ -66,7 +67,7 @@ def run_record(task, options, train_steps, train_split=None):
               "train_steps": train_steps}
     model_files = getattr(task, "model_files", None)
     if model_files is not None:
-        record["model"] = _model_record(model_files)
+        record["model"] = _model_record(model_files, getattr(task, "bilstm_units", 0))
     data = task.training_data(train_split) if train_split is not None else None
     if data is not None:
         record["training_data_sha256"] = examples_sha256(data)
@@ -82,10 +83,15 @@ def examples_sha256(examples):
     return hashlib.sha256(repr(examples).encode()).hexdigest()
 
 
-def _model_record(model_files):
-    """The model a run trains: its config, and its vocabulary's SHA-256 (ids mean tokens)."""
+def _model_record(model_files, bilstm_units):
+    """The model a run trains: its config, its vocabulary's SHA-256 (ids mean tokens), and
+    the units of a BiLSTM over its encoder where it has one (a run recorded without one
+    had none: another value, or one now, is another model)."""
     vocab_hash = file_sha256(model_files.vocab_file) if model_files.vocab_file else None
-    return {"bert_config": model_files.config.to_dict(), "vocab_sha256": vocab_hash}
+    record = {"bert_config": model_files.config.to_dict(), "vocab_sha256": vocab_hash}
+    if bilstm_units:
+        record["bilstm_units"] = bilstm_units
+    return record
 
 
 def _start_weights(path):

@@ -2,8 +2,10 @@
 
 The model is the encoder's sequence output through one dense layer of two
 units (`cls/squad/output_weights` / `output_bias` in the original's
-checkpoints): a start and an end logit per token. The loss is the mean of
-the start and end cross-entropies over the windows, as in the original.
+checkpoints): a start and an end logit per token; with `bilstm_units`
+(`--bilstm`, the paper's "+ BiLSTM"), the layer reads a BiLSTM over the
+sequence output. The loss is the mean of the start and end cross-entropies
+over the windows, as in the original.
 
 Questions are read and cut into windows once per split (`SquadSplit`); the
 number of training steps counts questions, not windows, as the original
@@ -89,6 +91,7 @@ class SquadTask(Task):
         predict_file: SQuAD JSON to answer (and, with answers, to score).
         options: `SquadOptions`.
         do_lower_case: lower-case and strip accents (uncased models).
+        bilstm_units: see `Task.bilstm_units`.
     """
 
     name = "squad"
@@ -96,13 +99,14 @@ class SquadTask(Task):
     split_unit = "questions"
 
     def __init__(self, model_files, train_file=None, predict_file=None,
-                 options=SquadOptions(), do_lower_case=True):
+                 options=SquadOptions(), do_lower_case=True, bilstm_units=0):
         model_files.require_pairs(f"task {self.name} (a question and its context)")
         self.model_files = model_files
         self.train_file = train_file
         self.predict_file = predict_file
         self.options = options
         self.do_lower_case = do_lower_case
+        self.bilstm_units = bilstm_units
         self.tokenizer = FullTokenizer(model_files.vocab_file, do_lower_case=do_lower_case)
         self._read = {}  # (path, is_training) -> SquadSplit
 
@@ -157,7 +161,7 @@ class SquadTask(Task):
         return SquadSplit(examples, features)
 
     def build_model(self):
-        return build_span_model(self.model_files.config)
+        return build_span_model(self.model_files.config, self.bilstm_units)
 
     def objective(self):
         return span_objective()

@@ -70,10 +70,15 @@ class Task(abc.ABC):
         reads_pooled_output: whether the model's outputs depend on the encoder's
             pooler (False for tasks on tokens: a checkpoint without a pooler
             then still scores them).
+        bilstm_units: units per direction of the randomly initialised BiLSTM
+            a fine-tuning task puts between the encoder and its head (the
+            paper's "+ BiLSTM", `modeling.bilstm.head_inputs`); 0: none.
+            `run.json` records it with the model (`run_record`).
     """
 
     name = "task"
     reads_pooled_output = True
+    bilstm_units = 0
 
     # -- data ---------------------------------------------------------------
 
