@@ -68,6 +68,7 @@ def load_classifier(model_dir=None, export_dir=None, max_seq_length=128, do_lowe
                              f"{kind}, not classifier (export_savedmodel.py "
                              "--kind=classifier makes one)")
         return served
+    export_dir_given = export_dir is not None
     # Beside the checkpoint: a folder named after a prefix would hide the checkpoint.
     export_dir = export_dir or os.path.join(checkpoint_folder(model_dir), CACHE_NAME)
     wanted = {"kind": b"classifier", "max_seq_length": max_seq_length,
@@ -80,8 +81,14 @@ def load_classifier(model_dir=None, export_dir=None, max_seq_length=128, do_lowe
         if served is not None and all(_made_with(served).get(key) == value
                                       for key, value in wanted.items()):
             return served
-    serving.export("classifier", model_dir, export_dir, max_seq_length=max_seq_length,
-                   do_lower_case=do_lower_case)
+    try:
+        serving.export("classifier", model_dir, export_dir, max_seq_length=max_seq_length,
+                       do_lower_case=do_lower_case)
+    except OSError as error:
+        if export_dir_given:
+            raise
+        # A model folder a user may only read (a shared one, a read-only volume).
+        raise OSError(f"{error}; give --export_dir=FOLDER to export the model elsewhere") from None
     return _load(export_dir)
 
 

@@ -10,6 +10,7 @@ import tensorflow as tf
 from absl import logging as absl_logging
 
 from bert_tf import serving
+from bert_tf.scripts.classify_text import load_classifier
 from bert_tf.serving.export import _restore_set_aside
 from bert_tf.checkpoints import CheckpointError
 from tests_shared import file_size_limit
@@ -145,6 +146,19 @@ def test_an_export_beaten_to_the_folder_by_another_is_named_and_keeps_the_other(
         serving.export("encoder", classifier_folder[0], served, max_seq_length=16)
     assert (tmp_path / "served" / "assets" / "mark").read_text() == "the other export"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["served"]  # nothing left beside it
+
+
+def test_classify_text_that_cannot_export_beside_the_model_says_where_else(classifier_folder,
+                                                                          tmp_path):
+    folder = _copy(classifier_folder[0], tmp_path)
+    (folder / "saved_model").write_text("not a folder")  # as a model folder one may only read
+    with pytest.raises(OSError, match=r"; give --export_dir=FOLDER to export the model "
+                                      r"elsewhere$"):
+        load_classifier(model_dir=str(folder), max_seq_length=16)
+    with pytest.raises(OSError) as raised:  # a folder the user named: no such hint
+        load_classifier(model_dir=str(folder), export_dir=str(folder / "saved_model"),
+                        max_seq_length=16)
+    assert "--export_dir=FOLDER" not in str(raised.value)
 
 
 def test_an_export_on_a_full_disk_is_named_and_keeps_the_old_one(classifier_folder, an_export,
