@@ -22,6 +22,7 @@ from absl import logging
 from bert_tf.checkpoints import (CheckpointError, checkpoint_folder, config_beside,
                                  config_changes, resolve_config)
 from bert_tf.checkpoints.folders import model_in_folder
+from bert_tf.checkpoints.tf1 import resolve_checkpoint_prefix
 from bert_tf.config_uses import require_segment_pairs
 from bert_tf.errors import UsageError
 from bert_tf.tokenization.vocab import load_vocab, validate_case_matches_checkpoint
@@ -92,14 +93,13 @@ def _warn_if_other_architecture(config, bert_config_file, init_checkpoint):
                         ", ".join(changes))
 
 
-def _check_one_model_in(init_checkpoint):
-    """Refuses, before any work, an `--init_checkpoint` folder that holds two models.
-
-    Which one is meant is for the path to say (`folders.model_in_folder`);
-    the load would refuse the folder only once the data is read.
-    """
+def _model_in_folder(init_checkpoint):
+    """The model an `--init_checkpoint` folder means; None where no folder is given or it
+    holds none. A folder of two is refused here, before any work: which one is meant is for
+    the path to say (`folders.model_in_folder`)."""
     if init_checkpoint and os.path.isdir(init_checkpoint):
-        model_in_folder(init_checkpoint)
+        return model_in_folder(init_checkpoint)
+    return None
 
 
 def resolve_model_files(bert_config_file=None, vocab_file=None, init_checkpoint=None,
@@ -118,7 +118,7 @@ def resolve_model_files(bert_config_file=None, vocab_file=None, init_checkpoint=
     Raises:
         UsageError: naming the flags, when the files do not fit together.
         CheckpointError: an `--init_checkpoint` folder that holds two models
-            (`bert_tf.checkpoints.folders`).
+            (`bert_tf.checkpoints.folders`), or none.
 
     Example:
 
@@ -130,17 +130,25 @@ def resolve_model_files(bert_config_file=None, vocab_file=None, init_checkpoint=
     ...     json.dump({"vocab_size": 4, "hidden_size": 8, "num_hidden_layers": 1,
     ...                "num_attention_heads": 2, "intermediate_size": 16, "hidden_act": "gelu",
     ...                "max_position_embeddings": 16, "type_vocab_size": 2}, f)
+    >>> resolve_model_files(init_checkpoint=folder)  # configs alone: no weights to start from
+    Traceback (most recent call last):
+    bert_tf.checkpoints.load_rules.CheckpointError: ...: folder holds no bert_model.ckpt.index, ...
+    >>> _ = open(os.path.join(folder, "bert_model.ckpt.index"), "w")  # a release's files
     >>> resolve_model_files(init_checkpoint=folder)
     Traceback (most recent call last):
     bert_tf.errors.UsageError: --vocab_file=...vocab.txt has 5 tokens but the model's embedding table has vocab_size=4 rows (bert_config.json); give the vocabulary the model was trained with
     """
-    _check_one_model_in(init_checkpoint)
+    in_folder = _model_in_folder(init_checkpoint)
     if needs_vocab:
         try:
             validate_case_matches_checkpoint(do_lower_case, init_checkpoint)
         except ValueError as error:
             raise UsageError(str(error)) from None
-    config = resolve_config(bert_config_file, init_checkpoint)
+    config = resolve_config(bert_config_file, init_checkpoint)  # names a keras-hub preset
+    if in_folder is None and init_checkpoint and os.path.isdir(init_checkpoint):
+        # No weights to start from (a folder of configs): said now, as the load would say
+        # it once the data was read and tokenized.
+        resolve_checkpoint_prefix(init_checkpoint)
     config_source = (f"--bert_config_file={bert_config_file}" if bert_config_file
                      else f"--init_checkpoint={init_checkpoint}")
     if bert_config_file and init_checkpoint:

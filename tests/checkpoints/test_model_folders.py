@@ -71,6 +71,14 @@ def test_a_release_beside_the_original_codes_checkpoints_must_be_named(tmp_path,
         restore(loaded, str(folder))
 
 
+def test_a_folder_without_weights_is_refused_before_any_work(tmp_path, tiny_config):
+    """The load would refuse it only once the training data was read and tokenized."""
+    tiny_config.to_json_file(str(tmp_path / "bert_config.json"))
+    with pytest.raises(CheckpointError, match=rf"^{tmp_path}: folder holds no "
+                                              r"bert_model.ckpt.index, no numbered checkpoint"):
+        resolve_model_files(init_checkpoint=str(tmp_path), needs_vocab=False)
+
+
 def test_huggingface_weights_beside_a_numbered_checkpoint_must_be_named(tmp_path):
     _write_checkpoints(tmp_path / "both", ["ckpt-4"])
     (tmp_path / "both" / "model.safetensors").write_bytes(b"weights")

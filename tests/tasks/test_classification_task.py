@@ -263,14 +263,10 @@ def test_a_second_run_on_a_locked_output_dir_fails_at_once(tmp_path):
 
 
 def test_a_vocab_other_than_the_checkpoints_own_is_warned_about(tmp_path, caplog):
-    import shutil
-
     from bert_tf.tasks.model_files import resolve_model_files
-    from tests_shared import shared_path, write_tiny_bert_config
-    folder = tmp_path / "release"
-    folder.mkdir()
-    write_tiny_bert_config(folder / "bert_config.json")
-    shutil.copy(shared_path("vocab", "bert-base-uncased-vocab.txt"), folder / "vocab.txt")
+    from tests_shared import shared_path, write_tiny_release
+    folder = write_tiny_release(tmp_path / "release",
+                                str(shared_path("vocab", "bert-base-uncased-vocab.txt")))
     other = tmp_path / "other_vocab.txt"
     other.write_text((folder / "vocab.txt").read_text().replace("\nhello\n", "\nhallo\n"))
     with caplog.at_level("WARNING"):
