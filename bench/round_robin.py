@@ -46,9 +46,17 @@ def use_threads(threads: int) -> None:
     torch.set_num_threads(threads)
 
 
-def time_round_robin(runners: Dict[Hashable, Callable], warmup: int,
-                     iterations: int) -> Tuple[Dict[Hashable, Samples], Dict[Hashable, object]]:
+def time_round_robin(runners: Dict[Hashable, Callable], warmup: int, iterations: int,
+                     rewarm: bool = False
+                     ) -> Tuple[Dict[Hashable, Samples], Dict[Hashable, object]]:
     """Warms every runner up, then times `iterations` calls of each, interleaved.
+
+    `rewarm` adds one untimed call of a runner right before each of its
+    timed calls. For short calls after peers that leave a core idle: on
+    the Intel AMX machine's VM, the first 40-50 ms of work after a core
+    idled for a second ran at half speed or less, so a 45 ms tokenizer pass
+    timed right after a 1.2 s single-threaded one took 80-160 ms
+    (docs/PERFORMANCE.md, "A core that wakes slowly").
 
     Returns `{key: samples}` and `{key: what its last call returned}`.
     """
@@ -59,6 +67,8 @@ def time_round_robin(runners: Dict[Hashable, Callable], warmup: int,
     times = {key: [] for key in runners}
     for _ in range(iterations):
         for key, run in runners.items():
+            if rewarm:
+                run()
             wall, cpu = time.perf_counter(), time.process_time()
             outputs[key] = run()
             times[key].append((time.perf_counter() - wall, time.process_time() - cpu))

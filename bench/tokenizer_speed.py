@@ -5,7 +5,10 @@ corpus (all ASCII) and as many SQuAD dev-v1.1 contexts and questions (some
 non-ASCII; longer). Graph tokenizers run in a tf.function on batches of
 1,000; HuggingFace's fast tokenizers get the same batches. A call is one
 pass over a corpus; after `--warmup` untimed passes (tracing), the timed
-passes go round robin over the tokenizers (`round_robin.py`), and the table
+passes go round robin over the tokenizers (`round_robin.py`), each right
+after an untimed pass of its own (a pass of ours takes 40-50 ms, and after
+a single-threaded peer's second-long pass it otherwise paid for a core
+waking from idle), and the table
 (`timing_table`) gives the fastest, median and slowest pass, lines per
 second from the median and the CPU share. Speed counts only with the
 right ids: after the timings, each tokenizer's ids from its last pass are
@@ -126,7 +129,8 @@ def main(argv):
             print(f"timing {corpus} ...", file=sys.stderr, flush=True)
             runners = {name: (lambda tokenize=tokenize, lines=lines: tokenize(lines))
                        for name, (tokenize, _) in tokenizers_by_name.items()}
-            times, outputs = time_round_robin(runners, FLAGS.warmup, FLAGS.iterations)
+            times, outputs = time_round_robin(runners, FLAGS.warmup, FLAGS.iterations,
+                                              rewarm=True)
             rows += [TimedRow((corpus, name), samples, len(lines))
                      for name, samples in times.items()]
             agreements.append(f"{corpus}, lines with the reference's ids: "
@@ -134,7 +138,7 @@ def main(argv):
     sizes = "; ".join(f"{corpus}: {len(lines)} lines of {sum(map(len, lines)) / len(lines):.0f} "
                       "characters on average" for corpus, lines in corpora.items())
     print(run.header(f"text to ids, {sizes}; {FLAGS.warmup} warm-up + {FLAGS.iterations} "
-                     "timed passes each, round robin", *agreements))
+                     "timed passes each (each after an untimed one), round robin", *agreements))
     print(markdown_table(("corpus", "tokenizer"), rows, run.threads, unit="lines"))
 
 
