@@ -25,7 +25,9 @@ Cascade Lake machines the fused float32 kernel was the slower one.
 
 Elsewhere in float32 on a CPU (`xla_elementwise_is_faster`), inference
 calls in traced graphs add the bias and the activation to TensorFlow's
-product in one XLA-compiled pass (`xla_elementwise.py`).
+product in one XLA-compiled pass (`xla_elementwise.py`); in bfloat16
+(`xla_layer_norm_is_faster`) the residual sum and LayerNorm after the
+fused kernel are one such pass.
 
 `TokenDense` is a `keras.layers.Dense` plus `hidden_act`, a
 `bert_config.json` activation name applied after the bias: training calls
@@ -88,6 +90,15 @@ def fused_inference_is_faster(compute_dtype, cpuinfo="/proc/cpuinfo"):
     return flags is not None and "amx_tile" in flags
 
 
+def xla_layer_norm_is_faster(compute_dtype):
+    """Whether inference fuses a residual sum and LayerNorm after the fused kernel (bfloat16, CPUs).
+
+    >>> xla_layer_norm_is_faster("float32")
+    False
+    """
+    return compute_dtype == "bfloat16" and cpu_only_tensorflow()
+
+
 def xla_elementwise_is_faster(compute_dtype, cpuinfo="/proc/cpuinfo"):
     """Whether inference fuses the element-wise work between matmuls with XLA (`xla_elementwise`).
 
@@ -118,6 +129,7 @@ class TokenDense(keras.layers.Dense):
         self.xla_kernel_gradient = xla_kernel_gradient_is_faster(tuple(self.kernel.shape))
         self.fused_inference = fused_inference_is_faster(self.compute_dtype)
         self.xla_elementwise = xla_elementwise_is_faster(self.compute_dtype)
+        self.xla_layer_norm = xla_layer_norm_is_faster(self.compute_dtype)
 
     def call(self, inputs, training=None):
         plain = self._keras_only(inputs)
@@ -151,6 +163,16 @@ class TokenDense(keras.layers.Dense):
         """
         return (self.bias is not None and self.activation is keras.activations.linear
                 and not self._keras_only(inputs) and fuses_now(self.xla_elementwise, training))
+
+    def fuses_layer_norm(self, inputs, training):
+        """Whether this call's output, a residual and a LayerNorm take one XLA pass after it.
+
+        Asked by `TransformerBlock` for its residual layers in bfloat16
+        inference, whose call stays the fused oneDNN kernel
+        (`xla_elementwise.residual_layer_norm`).
+        """
+        return (self.fused_inference and not self._keras_only(inputs)
+                and fuses_now(self.xla_layer_norm, training))
 
     def kernel_product(self, inputs):
         """`inputs @ kernel` alone, as Keras' Dense computes it (for fusing what follows)."""

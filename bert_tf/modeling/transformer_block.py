@@ -6,7 +6,7 @@ from bert_tf.modeling.attention import SelfAttention
 from bert_tf.modeling.dropout import Dropout
 from bert_tf.modeling.positions import gather_positions
 from bert_tf.modeling.token_dense import TokenDense
-from bert_tf.modeling.xla_elementwise import bias_residual_layer_norm
+from bert_tf.modeling.xla_elementwise import bias_residual_layer_norm, residual_layer_norm
 
 
 @keras.saving.register_keras_serializable(package="bert_tf")
@@ -20,7 +20,9 @@ class TransformerBlock(keras.layers.Layer):
     `intermediate/dense`, `output/*`). Where a residual branch's dense
     layer fuses (`TokenDense.fuses_elementwise`: float32 inference in traced
     graphs on CPUs measured faster so), its bias, the residual and the
-    LayerNorm are one XLA-compiled pass (`xla_elementwise.py`).
+    LayerNorm are one XLA-compiled pass (`xla_elementwise.py`); in bfloat16
+    inference (`TokenDense.fuses_layer_norm`) the residual and the LayerNorm
+    after the layer's fused kernel are.
 
     Args:
         num_heads: attention heads.
@@ -116,6 +118,8 @@ class TransformerBlock(keras.layers.Layer):
         if dense.fuses_elementwise(branch, training):
             return bias_residual_layer_norm(dense.kernel_product(branch), dense.bias, residual,
                                             layer_norm)
+        if dense.fuses_layer_norm(branch, training):
+            return residual_layer_norm(dense(branch), residual, layer_norm)
         return layer_norm(residual + self.dropout(dense(branch), training=training))
 
     def get_config(self):

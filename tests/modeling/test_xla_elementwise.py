@@ -7,22 +7,31 @@ import tensorflow as tf
 
 from bert_tf.config import BertConfig
 from bert_tf.modeling import BertEncoder
-from bert_tf.modeling.token_dense import TokenDense, xla_elementwise_is_faster
-from bert_tf.modeling.xla_elementwise import bias_residual_layer_norm, without_xla
+from bert_tf.modeling.token_dense import (TokenDense, xla_elementwise_is_faster,
+                                          xla_layer_norm_is_faster)
+from bert_tf.modeling.xla_elementwise import (bias_residual_layer_norm, residual_layer_norm,
+                                              without_xla)
+from bert_tf.training import precision
 from tests_shared import random_inputs, saved_xla_functions, write_cpuinfo, xla_compiled_functions
 
 
-def _encoder(hidden_act, fused):
+def _encoder(hidden_act, fused, mixed_precision="float32"):
     """A 2-layer encoder with random weights everywhere (biases, LayerNorms), fusion set by hand."""
     config = BertConfig(vocab_size=99, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
                         intermediate_size=37, max_position_embeddings=64, hidden_act=hidden_act)
-    encoder = BertEncoder(config)
+    with precision.dtype_policy(mixed_precision):
+        encoder = BertEncoder(config)
     rng = np.random.default_rng(0)
     encoder.set_weights([rng.normal(0.0, 0.5, weight.shape).astype("float32")
                          for weight in encoder.get_weights()])
+    bfloat16 = mixed_precision == "mixed_bfloat16"
     for layer in encoder._flatten_layers():
         if isinstance(layer, TokenDense):  # the blocks' residual layers decide for them
-            layer.xla_elementwise = fused
+            # bfloat16 runs the fused oneDNN kernel on every CPU; float32 here tests
+            # the XLA path whatever the CPU (AMX machines run the kernel there too).
+            layer.fused_inference = bfloat16
+            layer.xla_elementwise = fused and not bfloat16
+            layer.xla_layer_norm = fused and bfloat16
     return encoder, config
 
 
@@ -58,6 +67,58 @@ def test_the_fused_layer_norm_is_layer_normalization_in_float64():
                 / np.sqrt(summed.var(-1, keepdims=True) + 1e-12) * gamma + beta)
     np.testing.assert_allclose(bias_residual_layer_norm(x, bias, residual, layer_norm),
                                expected, rtol=0, atol=1e-5)
+
+
+def _bfloat16(values):
+    return tf.constant(values, tf.bfloat16)
+
+
+def test_the_bfloat16_layer_norm_rounds_the_sum_as_tensorflow_does():
+    rng = np.random.default_rng(2)
+    # Around 64 a bfloat16 step is 0.5, twice the spread: the sum's rounding shows in every output.
+    x = _bfloat16(rng.normal(60.0, 0.25, (3, 5, 16)))
+    residual = _bfloat16(rng.normal(4.0, 0.25, (3, 5, 16)))
+    gamma, beta = (tf.cast(_bfloat16(rng.normal(1.0, 0.5, 16)), tf.float32) for _ in range(2))
+    layer_norm = keras.layers.LayerNormalization(epsilon=1e-12)
+    layer_norm.build((None, 16))
+    layer_norm.set_weights([gamma, beta])
+
+    def normalized(summed):
+        summed = np.asarray(summed, "float64")
+        return ((summed - summed.mean(-1, keepdims=True))
+                / np.sqrt(summed.var(-1, keepdims=True) + 1e-12) * gamma + beta)
+
+    expected = normalized(tf.cast(x + residual, tf.float32))  # TensorFlow's bfloat16 add
+    unrounded = normalized(tf.cast(x, tf.float32) + tf.cast(residual, tf.float32))
+    ours = residual_layer_norm(x, residual, layer_norm)
+    assert ours.dtype == tf.bfloat16
+    # One bfloat16 step of the result apart at most; a sum kept in float32 is far from it.
+    step = 2.0 ** -7 * np.maximum(np.abs(expected), 1.0)
+    assert np.all(np.abs(tf.cast(ours, tf.float32) - expected) <= step)
+    assert np.mean(np.abs(unrounded - expected) > step) > 0.5
+    # Keras' own layer in a bfloat16 policy computes the same.
+    keras_layer = keras.layers.LayerNormalization(epsilon=1e-12, dtype="mixed_bfloat16")
+    keras_layer.build((None, 16))
+    keras_layer.set_weights([gamma, beta])
+    keras_result = keras_layer(x + residual)
+    assert np.mean(keras_result.numpy() == ours.numpy()) > 0.9
+    np.testing.assert_allclose(tf.cast(keras_result, tf.float32), tf.cast(ours, tf.float32),
+                               rtol=2.0 ** -7, atol=2.0 ** -7)
+
+
+def test_bfloat16_inference_fuses_what_keras_computes():
+    fused, config = _encoder("gelu", fused=True, mixed_precision="mixed_bfloat16")
+    plain, _ = _encoder("gelu", fused=False, mixed_precision="mixed_bfloat16")
+    fused_call, graph = _traced(fused)
+    plain_call, plain_graph = _traced(plain)
+    assert [name for name in xla_compiled_functions(graph) if "layer_norm" in name]
+    assert not xla_compiled_functions(plain_graph)
+    inputs = random_inputs(config, batch=3, length=11)
+    for ours, reference in zip(fused_call(inputs), plain_call(inputs)):
+        ours, reference = (tf.cast(t, tf.float32).numpy() for t in (ours, reference))
+        # Rounding flips of the float32 LayerNorm's last step, nothing more.
+        assert np.mean(ours == reference) > 0.9
+        np.testing.assert_allclose(ours, reference, rtol=0.02, atol=0.02)
 
 
 def test_only_traced_inference_outside_an_export_fuses():
@@ -102,3 +163,6 @@ def test_the_choice_follows_the_measurements(tmp_path):
     # Where the dense layers run as one fused oneDNN kernel (AMX, bfloat16) they stay so.
     assert not xla_elementwise_is_faster("float32", amx)
     assert not xla_elementwise_is_faster("bfloat16", avx2)
+    # In bfloat16 the residual sum and LayerNorm after the fused kernel are fused instead.
+    assert xla_layer_norm_is_faster("bfloat16") == cpu_only
+    assert not xla_layer_norm_is_faster("float32")
