@@ -22,8 +22,8 @@ AMX, and bfloat16 everywhere). In bfloat16 the residual sum and the
 LayerNorm after such a kernel are still one XLA pass
 (`residual_layer_norm`, `token_dense.xla_layer_norm_is_faster`): Keras'
 LayerNorm casts to float32 and back around six passes of its own, and
-the fused pass made the bfloat16 forward pass 1.06x (Base), 1.11x (Small)
-and 1.20x (Mini) faster on the Intel AMX machine. Only traced graphs use
+the fused pass made the bfloat16 forward pass 1.18x (Mini), 1.08x (Small)
+and 1.10x (Base) faster on the Intel AMX machine. Only traced graphs use
 them: in eager calls every new shape would
 compile again. A traced graph compiles the fused functions once per input
 shape it sees (0.15-0.27 s more for a Small encoder's first call with a
