@@ -138,9 +138,10 @@ def test_only_traced_inference_outside_an_export_fuses():
     np.testing.assert_allclose(eager, _traced(encoder)[0](inputs)[-1], rtol=0, atol=1e-5)
 
 
-def test_an_export_of_a_fusing_model_holds_no_xla(tmp_path):
+@pytest.mark.parametrize("mixed_precision", ["float32", "mixed_bfloat16"])
+def test_an_export_of_a_fusing_model_holds_no_xla(tmp_path, mixed_precision):
     from bert_tf import serving
-    encoder, config = _encoder("gelu", fused=True)
+    encoder, config = _encoder("gelu", fused=True, mixed_precision=mixed_precision)
     vocab = tmp_path / "vocab.txt"
     vocab.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "hello"]
                                + [f"w{i}" for i in range(config.vocab_size - 5)]) + "\n")
