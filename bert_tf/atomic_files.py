@@ -23,14 +23,12 @@ names never hold old and new members together (see `FileSet.replace`).
 import contextlib
 import errno
 import os
-import re
 import shutil
 import sys
 
-from absl import logging
-
 from bert_tf.errors import tensorflow_error_line
-from bert_tf.leftover_files import temporary_name
+from bert_tf.leftover_files import set_aside_name, temporary_name
+
 
 @contextlib.contextmanager
 def written_whole(path, suffix=""):
@@ -154,7 +152,7 @@ class FileSet:
                         continue  # a folder where a dropped file would be is no member
                     if _is_dir(path) and not _is_dir(temp):
                         raise IsADirectoryError(errno.EISDIR, "Is a directory")
-                    aside.append((path, f"{temporary_name(path)}.replaced"))
+                    aside.append((path, set_aside_name(path)))
                     publish(path, aside[-1][1])
             for temp, path in reversed(self._members):
                 publish(temp, path)

@@ -31,6 +31,25 @@ def temporary_name(path):
     return f"{path}.tmp-{os.getpid()}"
 
 
+def set_aside_name(path):
+    """The name the file or folder standing at `path` is renamed to while a new one replaces
+    it (`FileSet.replace`, an export's swap); deleted once the new one is in place.
+
+    >>> set_aside_name("/out/model") == temporary_name("/out/model") + ".replaced"
+    True
+    """
+    return f"{temporary_name(path)}.replaced"
+
+
+def is_set_aside(name, path_name):
+    """True for a `set_aside_name` of a file or folder named `path_name`, by any process.
+
+    >>> is_set_aside("model.tmp-81.replaced", "model"), is_set_aside("model.tmp-81", "model")
+    (True, False)
+    """
+    return name.startswith(f"{path_name}.tmp-") and name.endswith(".replaced")
+
+
 def _process_alive(pid):
     """True if a process `pid` exists on this host (ours or another user's)."""
     try:

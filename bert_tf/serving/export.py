@@ -15,7 +15,8 @@ import tensorflow as tf
 from absl import logging
 
 from bert_tf.atomic_files import cannot_write, discard, prepare_folder_for
-from bert_tf.leftover_files import left_by_dead_writer, remove_left_behind, temporary_name
+from bert_tf.leftover_files import (is_set_aside, left_by_dead_writer, remove_left_behind,
+                                    set_aside_name, temporary_name)
 from bert_tf.modeling.xla_elementwise import without_xla
 from bert_tf.serving import sources
 from bert_tf.serving.classifier_export import ClassifierServing
@@ -193,8 +194,7 @@ def _restore_set_aside(export_dir):
     if os.path.exists(export_dir):
         return
     for sibling in sorted(os.listdir(parent)):
-        if (sibling.startswith(f"{name}.tmp-") and sibling.endswith(".replaced")
-                and left_by_dead_writer(sibling)):
+        if is_set_aside(sibling, name) and left_by_dead_writer(sibling):
             os.replace(os.path.join(parent, sibling), export_dir)
             logging.info("put back %s, set aside by an interrupted export", export_dir)
             return
@@ -217,7 +217,7 @@ def _save(module, export_dir):
     _restore_set_aside(export_dir)
     remove_left_behind(export_dir)
     staging = temporary_name(export_dir)
-    replaced = staging + ".replaced"
+    replaced = set_aside_name(export_dir)
     try:
         absl_level = logging.get_absl_logger().level
         try:
