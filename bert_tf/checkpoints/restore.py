@@ -16,8 +16,7 @@ from bert_tf.checkpoints.huggingface import (SHARD_INDEX_NAME, load_hf_safetenso
                                              safetensors_files, weights_file)
 from bert_tf.checkpoints.load_rules import CheckpointError
 from bert_tf.checkpoints.name_map import FINE_TUNING_BILSTM_KERNEL
-from bert_tf.checkpoints.tf1 import (load_tf1_checkpoint, read_checkpoint,
-                                     resolve_checkpoint_prefix)
+from bert_tf.checkpoints.tf1 import load_tf1_checkpoint, resolve_checkpoint_prefix
 from bert_tf.config import REQUIRED_FIELDS, BertConfig
 from bert_tf.file_digests import file_sha256
 
@@ -58,18 +57,19 @@ def restore(model, path):
     return load_tf1_checkpoint(model, path)
 
 
-def fine_tuned_bilstm_units(path):
-    """Units per direction of the BiLSTM over the encoder of the model at `path`, or 0.
+def fine_tuned_bilstm_units(shapes):
+    """Units per direction of the BiLSTM over the encoder, from a model checkpoint's
+    `{name: shape}`; 0 for none.
 
     A model fine-tuned with one (the runners' `--bilstm`, the paper's "+
     BiLSTM") saves it under `bilstm_0/` (`name_map.FINE_TUNING_BILSTM_KERNEL`,
     `[in, 4 * units]`), so its folder says how to rebuild it. HuggingFace
     weights never hold one.
+
+    >>> fine_tuned_bilstm_units({FINE_TUNING_BILSTM_KERNEL: [768, 1536]})
+    384
     """
-    if is_huggingface(path):
-        return 0
-    prefix = resolve_checkpoint_prefix(path)
-    shape = read_checkpoint(prefix).get_variable_to_shape_map().get(FINE_TUNING_BILSTM_KERNEL)
+    shape = shapes.get(FINE_TUNING_BILSTM_KERNEL)
     return shape[-1] // 4 if shape else 0
 
 

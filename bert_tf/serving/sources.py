@@ -52,8 +52,12 @@ def read_source(path, needs_labels=False, vocab_file=None):
     """
     path = os.fspath(path)
     folder = checkpoint_folder(path)
+    bilstm_units = 0  # HuggingFace weights never hold one
     if not is_huggingface(path):
-        _check_model_checkpoint(resolve_checkpoint_prefix(path))
+        prefix = resolve_checkpoint_prefix(path)
+        shapes = read_checkpoint(prefix).get_variable_to_shape_map()
+        _check_model_checkpoint(prefix, shapes)
+        bilstm_units = fine_tuned_bilstm_units(shapes)
     vocab_file = vocab_file or os.path.join(folder, "vocab.txt")
     if not os.path.exists(vocab_file):
         raise FileNotFoundError(f"{vocab_file}: not found; pass the model's vocabulary")
@@ -66,14 +70,13 @@ def read_source(path, needs_labels=False, vocab_file=None):
                 "names that run_classifier.py or run_ner.py writes beside bert_model.ckpt "
                 "after training")
         labels = list(read_labels(labels_file))
-    return SourceFolder(path, config_beside(path), vocab_file, labels,
-                        fine_tuned_bilstm_units(path))
+    return SourceFolder(path, config_beside(path), vocab_file, labels, bilstm_units)
 
 
-def _check_model_checkpoint(prefix):
-    """Refuses our trainer's resumable `ckpt-N` in place of a model checkpoint."""
-    names = read_checkpoint(prefix).get_variable_to_shape_map()
-    if _EMBEDDINGS not in names and is_training_checkpoint(names):
+def _check_model_checkpoint(prefix, shapes):
+    """Refuses our trainer's resumable `ckpt-N` (`shapes`: its `{name: shape}`) in place of
+    a model checkpoint."""
+    if _EMBEDDINGS not in shapes and is_training_checkpoint(shapes):
         raise CheckpointError(
             f"{prefix}: a training checkpoint (for resuming), not a model; export from "
             "the bert_model.ckpt that the runner writes when training finishes")
