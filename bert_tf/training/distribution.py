@@ -35,7 +35,7 @@ from bert_tf.training import worker_watch
 STRATEGIES = ("one_device", "mirrored", "multi_worker_mirrored", "tpu")
 WORKER_WAIT_SECONDS = 900  # how long a worker waits for the others to start, by default
 WAIT_REPORT_SECONDS = 30.0
-_COORDINATED_JOBS = ("chief", "worker")
+COORDINATED_JOBS = ("chief", "worker")  # TF_CONFIG's jobs of the workers that train
 
 
 class DistributionError(ValueError):
@@ -144,7 +144,7 @@ def _multi_worker_strategy(wait_seconds):
         logging.warning("multi_worker_mirrored without TF_CONFIG: a single worker")
         return tf.distribute.MultiWorkerMirroredStrategy()
     cluster, kind, index = check_tf_config(os.environ["TF_CONFIG"])
-    others = {address: f"{job} {i}" for job in _COORDINATED_JOBS
+    others = {address: f"{job} {i}" for job in COORDINATED_JOBS
               for i, address in enumerate(cluster.get(job, ())) if (job, i) != (kind, index)}
     if not others:
         return tf.distribute.MultiWorkerMirroredStrategy()
@@ -163,7 +163,7 @@ def _refuse_cluster(name):
         cluster, _, _ = check_tf_config(os.environ.get("TF_CONFIG") or "{}")
     except DistributionError:
         return
-    workers = sum(len(cluster.get(job, ())) for job in _COORDINATED_JOBS)
+    workers = sum(len(cluster.get(job, ())) for job in COORDINATED_JOBS)
     if workers > 1:
         raise DistributionError(
             f"TF_CONFIG names a cluster of {workers} workers, but --distribution_strategy="
@@ -253,4 +253,4 @@ def in_one_process(strategy):
     if resolver is None or isinstance(strategy, tf.distribute.TPUStrategy):
         return True
     cluster = resolver.cluster_spec().as_dict()
-    return sum(len(cluster.get(job, ())) for job in ("chief", "worker")) <= 1
+    return sum(len(cluster.get(job, ())) for job in COORDINATED_JOBS) <= 1

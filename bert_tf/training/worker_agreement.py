@@ -48,7 +48,6 @@ from bert_tf.training import distribution
 
 # The names of the checkpoints a worker may resume from (`resume`), gathered by their place here.
 _RESUMED_NAMES = (TRAINING_CHECKPOINT, ORIGINAL_CHECKPOINT)
-_JOBS = ("chief", "worker")  # TF_CONFIG's jobs of the workers that train, gathered likewise
 
 
 def _digest(value):
@@ -128,9 +127,9 @@ class WorkerAgreement:
         if self._in_one_process:
             return
         resolver = self._strategy.cluster_resolver
+        job = distribution.COORDINATED_JOBS.index(resolver.task_type)  # 0 chief, 1 worker
         starts = self._gather(tf.constant(
-            [_JOBS.index(resolver.task_type), resolver.task_id, *resumed_from(step, checkpoint)],
-            tf.int64)).numpy()
+            [job, resolver.task_id, *resumed_from(step, checkpoint)], tf.int64)).numpy()
         differing = different_starts(starts)
         if differing:
             raise UsageError("the workers of this run resumed from different checkpoints: "
