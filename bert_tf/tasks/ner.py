@@ -223,32 +223,36 @@ class NerTask(Task):
                                                self.labels)
 
     def eval_results(self, outputs, examples):
+        return self._results(outputs, examples, self.predicted_tags(outputs, examples))
+
+    def _results(self, outputs, examples, tags):
+        """`eval_results` of the split's word tags `tags` (`predicted_tags` of `outputs`)."""
         columns = examples.columns
         weights = columns[WEIGHTS_KEY]
         loss = float(np.sum(np.asarray(cross_entropy(outputs, columns[LABEL_KEY])) * weights)
                      / max(float(weights.sum()), 1.0))
-        scores = entity_scores([s.tags for s in examples.sentences],
-                               self.predicted_tags(outputs, examples))
+        scores = entity_scores([s.tags for s in examples.sentences], tags)
         return {"eval_loss": loss,
                 **{f"eval_{name}": value for name, value in scores.as_dict().items()}}
 
     def evaluation(self, context, examples):
         """The dev results, and `dev_predictions.txt` to write with eval_results.txt."""
         outputs = context.outputs(self, examples, context.options.eval_batch_size)
-        return (self.eval_results(outputs, examples),
-                {DEV_PREDICTIONS: self.tags_text(outputs, examples)})
+        tags = self.predicted_tags(outputs, examples)
+        return (self._results(outputs, examples, tags),
+                {DEV_PREDICTIONS: self.tags_text(examples, tags)})
 
-    def tags_text(self, outputs, split):
+    def tags_text(self, split, tags):
         """`word gold predicted` lines of the split's sentences (what conlleval reads)."""
-        return "".join(conll_data.prediction_lines(split.sentences,
-                                                   self.predicted_tags(outputs, split)))
+        return "".join(conll_data.prediction_lines(split.sentences, tags))
 
     def write_predictions(self, outputs, examples, output_dir):
         """`test_predictions.txt` (for conlleval) and `test_results.txt` (our entity scores
         of it), replaced together (`atomic_files.write_texts`)."""
-        results = self.eval_results(outputs, examples)
+        tags = self.predicted_tags(outputs, examples)
+        results = self._results(outputs, examples, tags)
         write_texts({
-            os.path.join(output_dir, TEST_PREDICTIONS): self.tags_text(outputs, examples),
+            os.path.join(output_dir, TEST_PREDICTIONS): self.tags_text(examples, tags),
             os.path.join(output_dir, TEST_RESULTS): eval_results_text(
                 {name.replace("eval_", "test_", 1): value for name, value in results.items()})})
 
