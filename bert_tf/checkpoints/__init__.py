@@ -4,10 +4,10 @@ from bert_tf.checkpoints.folders import CHECKPOINT_BASENAME
 from bert_tf.checkpoints.huggingface import load_hf_safetensors
 from bert_tf.checkpoints.load_rules import CheckpointError, LoadReport
 from bert_tf.checkpoints.name_map import (FINE_TUNING_BILSTM_KERNEL, POOLER_NAMES, WeightRef,
-                                          tf1_variable_map)
+                                          fine_tuned_bilstm_units, tf1_variable_map)
 from bert_tf.checkpoints.restore import (checkpoint_folder, config_beside, config_changes,
-                                         fine_tuned_bilstm_units, is_huggingface,
-                                         resolve_config, restore, weights_identity)
+                                         is_huggingface, resolve_config, restore,
+                                         weights_identity)
 from bert_tf.checkpoints.tf1 import (
     READ_ERRORS,
     export_original,

@@ -16,7 +16,7 @@ import re
 import numpy as np
 from absl import logging
 
-from bert_tf.checkpoints.name_map import POOLER_NAMES, encoder_names
+from bert_tf.checkpoints.name_map import POOLER_NAMES, encoder_names, fine_tuned_bilstm_units
 
 # An encoder layer's tensors, in the original's names and in HuggingFace's.
 _ENCODER_LAYER = re.compile(r"encoder[/.]layer[_.](\d+)[/.]")
@@ -118,7 +118,9 @@ def check_compatible(refs, shapes, source):
 
     The line counts them, names the first few, and says which config
     sizes differ where the word embeddings show it (a wrong
-    bert_config.json is the usual cause); the log lists them all.
+    bert_config.json is the usual cause), or else how many units per
+    direction the fine-tuning BiLSTM has in each (a run's `--bilstm_units`
+    other than its training's); the log lists them all.
 
     Args:
         refs: our `{original name: WeightRef}`.
@@ -134,17 +136,29 @@ def check_compatible(refs, shapes, source):
         return
     for problem in problems:
         logging.info("%s: %s", source, problem)
+    more = (f"; and {len(problems) - _SHOWN_PROBLEMS} more"
+            if len(problems) > _SHOWN_PROBLEMS else "")
+    hint = _hint(refs, shapes)
+    raise CheckpointMismatch(f"{source}: checkpoint does not fit the model{hint}: "
+                             f"{len(problems)} weights differ: "
+                             f"{'; '.join(problems[:_SHOWN_PROBLEMS])}{more}")
+
+
+def _hint(refs, shapes):
+    """Which config sizes, or which BiLSTM size, differ: the usual causes of a mismatch."""
     word = "bert/embeddings/word_embeddings"
     sizes = [f"{size}: checkpoint {had}, model {wanted}"
              for size, had, wanted in zip(("vocab_size", "hidden_size"), shapes.get(word, ()),
                                           refs[word].original_shape if word in refs else ())
              if had != wanted]
-    hint = f" ({', '.join(sizes)}; is this the right bert_config.json?)" if sizes else ""
-    more = (f"; and {len(problems) - _SHOWN_PROBLEMS} more"
-            if len(problems) > _SHOWN_PROBLEMS else "")
-    raise CheckpointMismatch(f"{source}: checkpoint does not fit the model{hint}: "
-                             f"{len(problems)} weights differ: "
-                             f"{'; '.join(problems[:_SHOWN_PROBLEMS])}{more}")
+    if sizes:
+        return f" ({', '.join(sizes)}; is this the right bert_config.json?)"
+    trained = fine_tuned_bilstm_units(shapes)
+    built = fine_tuned_bilstm_units({name: ref.original_shape for name, ref in refs.items()})
+    if trained and built and trained != built:
+        return (f" (its BiLSTM has {trained} units per direction, the model's {built}: "
+                "is it the --bilstm_units it was trained with?)")
+    return ""
 
 
 # Float dtypes as TensorFlow and safetensors name them.

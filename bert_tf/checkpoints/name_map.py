@@ -100,6 +100,22 @@ def _transposed_dense(prefix):
 FINE_TUNING_BILSTM_KERNEL = "bilstm_0/forward/kernel"
 
 
+def fine_tuned_bilstm_units(shapes):
+    """Units per direction of the BiLSTM over the encoder, from a model checkpoint's
+    `{name: shape}`; 0 for none.
+
+    A model fine-tuned with one (the runners' `--bilstm`, the paper's "+
+    BiLSTM") saves it under `bilstm_0/` (`FINE_TUNING_BILSTM_KERNEL`,
+    `[in, 4 * units]`), so its folder says how to rebuild it. HuggingFace
+    weights never hold one.
+
+    >>> fine_tuned_bilstm_units({FINE_TUNING_BILSTM_KERNEL: [768, 1536]})
+    384
+    """
+    shape = shapes.get(FINE_TUNING_BILSTM_KERNEL)
+    return shape[-1] // 4 if shape else 0
+
+
 def _bilstm(layer):
     """A BiLSTM (not in the original release): the feature-based NER tagger's, with its
     classifier, under `ner/`; the one over a fine-tuned encoder at the top level."""

@@ -15,7 +15,6 @@ from bert_tf.checkpoints.folders import HUGGINGFACE_FILES, model_in_folder
 from bert_tf.checkpoints.huggingface import (SHARD_INDEX_NAME, load_hf_safetensors,
                                              safetensors_files, weights_file)
 from bert_tf.checkpoints.load_rules import CheckpointError
-from bert_tf.checkpoints.name_map import FINE_TUNING_BILSTM_KERNEL
 from bert_tf.checkpoints.tf1 import load_tf1_checkpoint, resolve_checkpoint_prefix
 from bert_tf.config import REQUIRED_FIELDS, BertConfig
 from bert_tf.file_digests import file_sha256
@@ -55,22 +54,6 @@ def restore(model, path):
     if is_huggingface(path):
         return load_hf_safetensors(model, path)
     return load_tf1_checkpoint(model, path)
-
-
-def fine_tuned_bilstm_units(shapes):
-    """Units per direction of the BiLSTM over the encoder, from a model checkpoint's
-    `{name: shape}`; 0 for none.
-
-    A model fine-tuned with one (the runners' `--bilstm`, the paper's "+
-    BiLSTM") saves it under `bilstm_0/` (`name_map.FINE_TUNING_BILSTM_KERNEL`,
-    `[in, 4 * units]`), so its folder says how to rebuild it. HuggingFace
-    weights never hold one.
-
-    >>> fine_tuned_bilstm_units({FINE_TUNING_BILSTM_KERNEL: [768, 1536]})
-    384
-    """
-    shape = shapes.get(FINE_TUNING_BILSTM_KERNEL)
-    return shape[-1] // 4 if shape else 0
 
 
 def weights_identity(path):

@@ -12,6 +12,7 @@ from bert_tf.checkpoints import (CheckpointError, export_original, load_tf1_chec
                                  restore, save_tf1_checkpoint, tf1_variable_map)
 from bert_tf.config import BertConfig
 from bert_tf.modeling import BertEncoder, ClassificationHead, MaskedLMHead, NextSentenceHead, SpanHead
+from bert_tf.modeling.classifier import build_classifier
 from tests_shared import file_size_limit, random_inputs, weights_by_name
 
 ORIGINAL_ENCODER_NAMES = 5 + 2 + 16 * 2  # embeddings, pooler, 16 tensors per block (2 blocks)
@@ -155,6 +156,19 @@ def test_checkpoint_of_another_size_names_file_and_variables(tiny_config, tmp_pa
     assert message.endswith("; and 14 more")
     # The log has them all.
     assert "bert/encoder/layer_2/output/dense/kernel: missing from the checkpoint" in caplog.text
+
+
+def test_a_bilstm_of_another_size_is_named_with_both_sizes(tiny_config, tmp_path):
+    """A `--bilstm` model scored with another `--bilstm_units`: the line says both sizes."""
+    prefix = save_tf1_checkpoint(build_classifier(tiny_config, 2, bilstm_units=6),
+                                 str(tmp_path / "model.ckpt"))
+    with pytest.raises(CheckpointError) as error:
+        load_tf1_checkpoint(build_classifier(tiny_config, 2, bilstm_units=4), prefix)
+    assert str(error.value).startswith(
+        f"{prefix}: checkpoint does not fit the model (its BiLSTM has 6 units per direction, "
+        "the model's 4: is it the --bilstm_units it was trained with?): ")
+    assert "7 weights differ: bilstm_0/backward/bias: checkpoint (24,), model (16,); " \
+        in str(error.value)
 
 
 def test_missing_checkpoint_names_path(tiny_config, tmp_path):
