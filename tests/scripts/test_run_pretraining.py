@@ -23,15 +23,19 @@ STEPS = 40
 
 @pytest.fixture(scope="module")
 def resumed_run(tmp_path_factory, uncased_vocab_file):
-    """A run killed with SIGKILL after its first checkpoint, then started again."""
+    """A run killed with SIGKILL after its first checkpoint, then started again.
+
+    The killed run is a process of its own; the same command started again runs
+    in this one (`run_script`): what it resumes from is all in its folder.
+    """
     folder = tmp_path_factory.mktemp("run")
     output_dir = folder / "out"
-    command = pretraining_command(
-        str(folder), str(output_dir), "--do_train", "--do_eval", "--train_batch_size=8",
-        f"--num_train_steps={STEPS}", "--num_warmup_steps=5", "--save_checkpoints_steps=5",
-        "--iterations_per_loop=5", "--max_eval_steps=3", "--mixed_precision=mixed_bfloat16",
-        f"--vocab_file={uncased_vocab_file}")
-    first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    flags = ("--do_train", "--do_eval", "--train_batch_size=8", f"--num_train_steps={STEPS}",
+             "--num_warmup_steps=5", "--save_checkpoints_steps=5", "--iterations_per_loop=5",
+             "--max_eval_steps=3", "--mixed_precision=mixed_bfloat16",
+             f"--vocab_file={uncased_vocab_file}")
+    first = subprocess.Popen(pretraining_command(str(folder), str(output_dir), *flags),
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                              text=True, env=environment())
     deadline = time.time() + 300
     while tf.train.latest_checkpoint(str(output_dir)) is None:  # ckpt-5 written and listed
@@ -41,8 +45,8 @@ def resumed_run(tmp_path_factory, uncased_vocab_file):
     first.send_signal(signal.SIGKILL)
     first.wait()
     killed_at = int(tf.train.latest_checkpoint(str(output_dir)).rsplit("-", 1)[1])
-    second = subprocess.run(command, capture_output=True, text=True, timeout=600,
-                            env=environment())
+    second = run_script("run_pretraining.py",
+                        *pretraining_flags(str(folder), str(output_dir), *flags))
     return {"output_dir": output_dir, "killed_at": killed_at, "result": second,
             "first_returncode": first.returncode}
 
