@@ -15,8 +15,8 @@ from bert_tf.modeling.pretrainer import BertPretrainer
 from bert_tf.training.init_checkpoint import initialize_from_checkpoint
 from bert_tf.training.precision import bfloat16_emulation_note
 from tests_shared import run_script, shared_path
-from training.pretraining_runs import (TINY_CONFIG, environment, pretraining_command,
-                                       pretraining_flags)
+from training.pretraining_runs import (ONE_LAYER_CONFIG, TINY_CONFIG, environment,
+                                       pretraining_command, pretraining_flags)
 
 STEPS = 40
 
@@ -128,7 +128,8 @@ def test_dynamic_masking_trains_on_raw_text(tmp_path, uncased_vocab_file):
                           "--dynamic_masking", "--do_whole_word_mask",
                           f"--vocab_file={uncased_vocab_file}", "--train_batch_size=8",
                           "--num_train_steps=10", "--num_warmup_steps=2",
-                          "--iterations_per_loop=5", "--max_eval_steps=2"),
+                          "--iterations_per_loop=5", "--max_eval_steps=2",
+                          config=ONE_LAYER_CONFIG),
         str(shared_path("corpus", "sample_text.txt")))
     result = run_script("run_pretraining.py", *flags)
     assert result.returncode == 0, result.stderr[-3000:]

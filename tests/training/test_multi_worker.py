@@ -14,17 +14,21 @@ import tensorflow as tf
 
 from bert_tf.training import worker_watch
 from tests_shared import free_ports, run_script, wait_for_line
-from training.pretraining_runs import (environment, golden_records, pretraining_command,
-                                       pretraining_flags)
+from training.pretraining_runs import (ONE_LAYER_CONFIG, TINY_CONFIG, environment,
+                                       golden_records, pretraining_command, pretraining_flags)
 
 
-def _two_workers(tmp_path, output_dir, *flags, per_worker=((), ())):
-    """Starts two pretraining workers on localhost; returns their processes and log paths."""
+def _two_workers(tmp_path, output_dir, *flags, per_worker=((), ()), config=ONE_LAYER_CONFIG):
+    """Starts two pretraining workers on localhost; returns their processes and log paths.
+
+    Their model is one layer deep unless `config` says otherwise: the workers' stops and
+    errors do not depend on depth.
+    """
     workers = [f"localhost:{port}" for port in free_ports(2)]
     logs = [tmp_path / f"worker{index}.log" for index in range(2)]
     processes = [
         subprocess.Popen(pretraining_command(str(tmp_path), str(output_dir), *flags,
-                                             *per_worker[index]),
+                                             *per_worker[index], config=config),
                          stdout=subprocess.DEVNULL, stderr=open(log, "w"),
                          env=environment(TF_CONFIG=json.dumps(
                              {"cluster": {"worker": workers},
@@ -174,10 +178,11 @@ def test_two_workers_train_write_one_checkpoint_and_evaluate_as_one_process(tmp_
     steps = ("--num_train_steps=2", "--num_warmup_steps=1")
     evaluation = (f"--eval_input_file={tmp_path / 'a.tfrecord'},{tmp_path / 'b.tfrecord'}",
                   "--eval_batch_size=4", "--do_eval")
+    # Two layers: the steps' losses and the evaluation compare every layer's weights.
     processes, logs = _two_workers(
         tmp_path, output_dir, "--distribution_strategy=multi_worker_mirrored", "--do_train",
         "--train_batch_size=8", "--save_checkpoints_steps=2", "--iterations_per_loop=2",
-        *steps, *evaluation)
+        *steps, *evaluation, config=TINY_CONFIG)
     _wait_all(processes, 400)
     texts = [log.read_text() for log in logs]
     assert [p.returncode for p in processes] == [0, 0], texts[0][-2000:] + texts[1][-2000:]
