@@ -7,8 +7,10 @@ from tests_shared import run_script, shared_path, write_tiny_bert_config
 
 
 def _run_ner(tmp_path, *args):
+    """run_ner.py with a tiny one-layer config (nothing here depends on depth)."""
+    config = write_tiny_bert_config(tmp_path / "c.json", num_hidden_layers=1)
     return run_script(
-        "run_ner.py", f"--bert_config_file={write_tiny_bert_config(tmp_path / 'c.json')}",
+        "run_ner.py", f"--bert_config_file={config}",
         f"--vocab_file={shared_path('vocab', 'bert-base-uncased-vocab.txt')}",
         f"--output_dir={tmp_path / 'out'}", "--max_seq_length=32", "--train_batch_size=8",
         "--eval_batch_size=8", "--steps_per_execution=2", *args)
