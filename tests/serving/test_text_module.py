@@ -22,8 +22,8 @@ from serving_support import assert_compiled_answers_equal
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "hello", "world", "!"]
 
 
-def _config():
-    return BertConfig(vocab_size=len(VOCAB), hidden_size=16, num_hidden_layers=2,
+def _config(num_hidden_layers=2):
+    return BertConfig(vocab_size=len(VOCAB), hidden_size=16, num_hidden_layers=num_hidden_layers,
                       num_attention_heads=2, intermediate_size=24, max_position_embeddings=32)
 
 
@@ -84,9 +84,10 @@ def test_a_compiled_module_answers_as_the_plain_one_on_length_buckets(tmp_path):
 
 @pytest.fixture(scope="module")
 def every_signature(tmp_path_factory):
-    """The signatures of every input layout, as a SavedModel would hold them."""
+    """The signatures of every input layout, as a SavedModel would hold them (of one-layer
+    models: the inputs' shapes are checked before the model)."""
     folder = str(tmp_path_factory.mktemp("signatures"))
-    config = _config()
+    config = _config(num_hidden_layers=1)
     modules = {
         "texts": EncoderServing(BertEncoder(config), VOCAB, folder, max_seq_length=16),
         "questions": SpanQAServing(build_span_model(config), VOCAB, folder, max_seq_length=16,
