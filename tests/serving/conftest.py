@@ -110,23 +110,36 @@ def served(tmp_path_factory, uncased_vocab_file, minilm_dir):
                                  exports=exports, outputs=outputs)
 
 
-@pytest.fixture(scope="session")
-def classifier_folder(tmp_path_factory, uncased_vocab_file):
-    """A run_classifier.py-style folder of a tiny 2-layer classifier; returns (folder, model)."""
+def _classifier_folder(folder, vocab_file, num_hidden_layers):
+    """Writes a run_classifier.py-style folder of a tiny classifier; returns (folder, model)."""
     import keras
 
     from bert_tf.checkpoints import export_original
     from bert_tf.config import BertConfig
     from bert_tf.modeling import BertEncoder, ClassificationHead
 
-    config = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2,
+    config = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=num_hidden_layers,
                         num_attention_heads=4, intermediate_size=37,
                         max_position_embeddings=64)
     encoder = BertEncoder(config)
     head = ClassificationHead(len(LABELS), name="classifier")
     model = perturbed(
         keras.Model(encoder.input, head(encoder(encoder.input)["pooled_output"])), seed=3)
-    folder = tmp_path_factory.mktemp("run_classifier_output")
-    export_original(model, config, uncased_vocab_file, str(folder))
+    export_original(model, config, vocab_file, str(folder))
     (folder / "labels.txt").write_text("".join(f"{l}\n" for l in LABELS))
     return folder, model
+
+
+@pytest.fixture(scope="session")
+def classifier_folder(tmp_path_factory, uncased_vocab_file):
+    """A run_classifier.py-style folder of a tiny 2-layer classifier; returns (folder, model)."""
+    return _classifier_folder(tmp_path_factory.mktemp("run_classifier_output"),
+                              uncased_vocab_file, num_hidden_layers=2)
+
+
+@pytest.fixture(scope="session")
+def one_layer_classifier_folder(tmp_path_factory, uncased_vocab_file):
+    """As `classifier_folder`, one layer deep: for tests of the files an export reads and
+    writes, which do not depend on what the model computes (each export traces less)."""
+    return _classifier_folder(tmp_path_factory.mktemp("one_layer_run_classifier_output"),
+                              uncased_vocab_file, num_hidden_layers=1)

@@ -17,6 +17,13 @@ from tests_shared import file_size_limit
 
 
 @pytest.fixture(scope="module")
+def classifier_folder(one_layer_classifier_folder):
+    """Here the conftest's classifier folder one layer deep: these tests are about what an
+    export reads, refuses and writes, not about what its model computes."""
+    return one_layer_classifier_folder
+
+
+@pytest.fixture(scope="module")
 def an_export(classifier_folder, tmp_path_factory):
     """An encoder export of the classifier folder, made once: the tests copy it into place."""
     return serving.export("encoder", classifier_folder[0],
