@@ -3,7 +3,7 @@
 The original tool masks each sequence `dupe_factor` times, once and for all,
 before training. RoBERTa (Liu et al., 2019) found that drawing fresh masks
 every time a sequence is seen trains at least as well and needs no
-duplicated data on disk. `dynamic_pretraining_dataset` does that in tf.data:
+duplicated data on disk. `DynamicPretrainingData` does that in tf.data:
 it reads text files with the static modes' reader (`documents.read_documents`,
 each file on its own), tokenizes in the graph, makes sentence pairs with
 next-sentence labels (`dynamic_pairs`), trims them by the original's rule
@@ -47,10 +47,15 @@ def _sentences_of_documents(path):
         yield document.sentences
 
 
-def dynamic_pretraining_dataset(input_patterns, vocab_file, options, batch_size, is_training,
-                                input_context=None, drop_remainder=True, cycle_length=None,
-                                shuffle_buffer_size=1000, seed=None):
-    """Batches of freshly masked pretraining features from raw text files.
+class DynamicPretrainingData:
+    """Raw text files to freshly masked pretraining batches, traced once.
+
+    The pipeline's graph functions (tokenizing, pairing, packing, masking) take
+    seconds to trace. One object serves every dataset of a run (the check of
+    each split, training and evaluation), and they reuse its traces: a
+    document's function is traced once for each device placement (a
+    `tf.distribute` strategy places its input pipelines), a batch's once
+    for each batch size and placement.
 
     Example:
 
@@ -62,87 +67,101 @@ def dynamic_pretraining_dataset(input_patterns, vocab_file, options, batch_size,
     ...     ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "b", "c"]))
     >>> _ = open(text, "w").write("a b c\\nc b\\nb a a\\n\\nc c a\\nb b\\n")
     >>> options = PretrainingDataOptions(max_seq_length=16, max_predictions_per_seq=3)
-    >>> ds = dynamic_pretraining_dataset(text, vocab, options, batch_size=2,
-    ...                                  is_training=True, seed=1)
-    >>> batch = next(iter(ds))
+    >>> data = DynamicPretrainingData(vocab, options)
+    >>> batch = next(iter(data.dataset(text, batch_size=2, is_training=True, seed=1)))
     >>> sorted(batch) == sorted(readers.FEATURE_NAMES), batch["input_ids"].shape
     (True, TensorShape([2, 16]))
 
     Args:
-      input_patterns: comma-separated globs or a list of globs of text files.
       vocab_file: WordPiece vocabulary, one token per line.
       options: a `PretrainingDataOptions`; dupe_factor and random_seed are
-        the static tool's and not used here (see `seed`).
-      batch_size: global batch size (see `readers.pretraining_dataset`).
-      is_training: repeat forever, reshuffled (fresh masks every epoch);
-        else one pass, shuffled the same way every time (by `seed`).
-      input_context: optional `tf.distribute.InputContext`.
-      drop_remainder: drop a last, smaller batch.
-      cycle_length: files read at once in training (default min(4, files)).
-      shuffle_buffer_size: documents, then sentence pairs, in the shuffle
-        buffers (random next segments come from other documents of
-        the same batch, so the pair buffer should span many documents).
-      seed: seed of every shuffle and draw (None: fresh every run).
-
-    Returns:
-      A `tf.data.Dataset` of the features dict of `readers.pretraining_dataset`.
+        the static tool's and not used here (see `dataset`'s `seed`).
 
     Raises:
-      ValueError: if a pattern matches no file, a file is not text, the
-        vocabulary lacks a special token (`VocabError`, naming the file), or
-        max_predictions_per_seq exceeds max_seq_length.
+      ValueError: if the vocabulary lacks a special token (`VocabError`,
+        naming the file) or max_predictions_per_seq exceeds max_seq_length.
     """
-    options.check_for_dynamic_masking()
-    seq_length = options.max_seq_length
-    files = expand_input_patterns(input_patterns)
-    for path in files:
-        check_text_file(path)
-    vocab = vocabulary_list(vocab_file, PRETRAINING_REQUIRED_TOKENS)
-    masker = DynamicMasker(vocab, options.masked_lm_prob, options.max_predictions_per_seq,
-                           options.do_whole_word_mask)
-    tokenizer = BertTokenizerLayer(vocab, do_lower_case=options.do_lower_case)
-    packer = BertPacker(seq_length, masker.cls_id, masker.sep_id)
-    if input_context is not None:
-        batch_size = input_context.get_per_replica_batch_size(batch_size)
-    max_num_tokens = options.max_num_tokens
 
-    # Plain TF code: skip AutoGraph, whose conversion alone costs seconds.
-    @tf.autograph.experimental.do_not_convert
-    def pairs_of_document(sentences, pair_seed):
-        token_ids = tokenizer(sentences)
-        a, b = dynamic_pairs.document_pairs(token_ids, max_num_tokens, pair_seed)
+    def __init__(self, vocab_file, options):
+        options.check_for_dynamic_masking()
+        self.options = options
+        vocab = vocabulary_list(vocab_file, PRETRAINING_REQUIRED_TOKENS)
+        self._masker = DynamicMasker(vocab, options.masked_lm_prob,
+                                     options.max_predictions_per_seq, options.do_whole_word_mask)
+        self._tokenizer = BertTokenizerLayer(vocab, do_lower_case=options.do_lower_case)
+        self._packer = BertPacker(options.max_seq_length, self._masker.cls_id,
+                                  self._masker.sep_id)
+        # Plain TF code: no AutoGraph, whose conversion alone costs seconds.
+        self._pairs_of_document = tf.function(
+            self._document_pairs, autograph=False,
+            input_signature=[tf.TensorSpec([None], tf.string), tf.TensorSpec([2], tf.int64)])
+        self._features_of_batch = tf.function(self._batch_features, autograph=False)
+
+    def _document_pairs(self, sentences, pair_seed):
+        """One document's (A, B) pairs, each with the document's key."""
+        token_ids = self._tokenizer(sentences)
+        a, b = dynamic_pairs.document_pairs(token_ids, self.options.max_num_tokens, pair_seed)
         key = dynamic_pairs.document_key(sentences)
         return {"a": a, "b": b, "doc": tf.fill(tf.shape(a.row_lengths()), key)}
 
-    @tf.autograph.experimental.do_not_convert
-    def features_of_batch(pairs, batch_seed):
+    def _batch_features(self, pairs, batch_seed):
+        """A batch of pairs as pretraining features: random next, trimmed, packed, masked."""
         seeds = tf.random.experimental.stateless_split(batch_seed, 3)
         b, is_random_next = dynamic_pairs.swap_random_next(pairs["b"], pairs["doc"], seeds[0])
-        a, b = dynamic_pairs.trim_pair(pairs["a"], b, max_num_tokens, options.short_seq_prob,
-                                       seeds[1])
-        packed = packer((a, b))
-        features = masker(packed["input_ids"], packed["input_mask"], seeds[2])
+        a, b = dynamic_pairs.trim_pair(pairs["a"], b, self.options.max_num_tokens,
+                                       self.options.short_seq_prob, seeds[1])
+        packed = self._packer((a, b))
+        features = self._masker(packed["input_ids"], packed["input_mask"], seeds[2])
         features["input_mask"] = packed["input_mask"]
         features["segment_ids"] = packed["segment_ids"]
         features["next_sentence_labels"] = tf.cast(is_random_next, tf.int32)[:, None]
-        rows = batch_size if drop_remainder else None
-        for name, value in features.items():
+        rows = pairs["doc"].shape[0]  # the batch size, where batches have one size
+        for value in features.values():
             value.set_shape([rows, value.shape[1]])
         return features
 
-    documents = readers.interleave_files(
-        files, lambda path: tf.data.Dataset.from_generator(
-            _sentences_of_documents, args=(path,),
-            output_signature=tf.TensorSpec([None], tf.string)),
-        is_training, input_context, cycle_length, seed)
-    # Shuffled in evaluation too (the same order every pass): a batch of one document's
-    # consecutive pairs has no random next B to take (its labels would all be 0).
-    documents = documents.shuffle(shuffle_buffer_size, seed=seed,
-                                  reshuffle_each_iteration=is_training)
-    pairs = tf.data.Dataset.zip(documents, _seed_stream(seed, 0)).map(
-        pairs_of_document, num_parallel_calls=tf.data.AUTOTUNE).unbatch()
-    pairs = pairs.shuffle(shuffle_buffer_size, seed=seed, reshuffle_each_iteration=is_training)
-    batches = pairs.ragged_batch(batch_size, drop_remainder=drop_remainder)
-    batches = tf.data.Dataset.zip(batches, _seed_stream(seed, 1)).map(
-        features_of_batch, num_parallel_calls=tf.data.AUTOTUNE)
-    return batches.prefetch(tf.data.AUTOTUNE)
+    def dataset(self, input_patterns, batch_size, is_training, input_context=None,
+                drop_remainder=True, cycle_length=None, shuffle_buffer_size=1000, seed=None):
+        """Batches of freshly masked pretraining features from raw text files.
+
+        Args:
+          input_patterns: comma-separated globs or a list of globs of text files.
+          batch_size: global batch size (see `readers.pretraining_dataset`).
+          is_training: repeat forever, reshuffled (fresh masks every epoch);
+            else one pass, shuffled the same way every time (by `seed`).
+          input_context: optional `tf.distribute.InputContext`.
+          drop_remainder: drop a last, smaller batch.
+          cycle_length: files read at once in training (default min(4, files)).
+          shuffle_buffer_size: documents, then sentence pairs, in the shuffle
+            buffers (random next segments come from other documents of
+            the same batch, so the pair buffer should span many documents).
+          seed: seed of every shuffle and draw (None: fresh every run).
+
+        Returns:
+          A `tf.data.Dataset` of the features dict of `readers.pretraining_dataset`.
+
+        Raises:
+          ValueError: if a pattern matches no file or a file is not text.
+        """
+        files = expand_input_patterns(input_patterns)
+        for path in files:
+            check_text_file(path)
+        if input_context is not None:
+            batch_size = input_context.get_per_replica_batch_size(batch_size)
+        documents = readers.interleave_files(
+            files, lambda path: tf.data.Dataset.from_generator(
+                _sentences_of_documents, args=(path,),
+                output_signature=tf.TensorSpec([None], tf.string)),
+            is_training, input_context, cycle_length, seed)
+        # Shuffled in evaluation too (the same order every pass): a batch of one document's
+        # consecutive pairs has no random next B to take (its labels would all be 0).
+        documents = documents.shuffle(shuffle_buffer_size, seed=seed,
+                                      reshuffle_each_iteration=is_training)
+        pairs = tf.data.Dataset.zip(documents, _seed_stream(seed, 0)).map(
+            self._pairs_of_document, num_parallel_calls=tf.data.AUTOTUNE).unbatch()
+        pairs = pairs.shuffle(shuffle_buffer_size, seed=seed,
+                              reshuffle_each_iteration=is_training)
+        batches = pairs.ragged_batch(batch_size, drop_remainder=drop_remainder)
+        batches = tf.data.Dataset.zip(batches, _seed_stream(seed, 1)).map(
+            self._features_of_batch, num_parallel_calls=tf.data.AUTOTUNE)
+        return batches.prefetch(tf.data.AUTOTUNE)

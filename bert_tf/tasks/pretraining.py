@@ -11,11 +11,13 @@ an original release folder.
 """
 
 import dataclasses
+import functools
 
 from bert_tf.checkpoints import export_original
 from bert_tf.config import ConfigError
 from bert_tf.config_uses import as_causal, require_bidirectional
 from bert_tf.data import readers
+from bert_tf.data.dynamic_masking import DynamicPretrainingData
 from bert_tf.data.input_files import expand_input_patterns
 from bert_tf.data.record_files import count_framed_records
 from bert_tf.errors import UsageError
@@ -144,9 +146,15 @@ class PretrainingTask(Task):
     def dataset(self, examples, batch_size, is_training, input_context=None, seed=None):
         dataset_fn = pretraining_dataset_fn(
             ",".join(examples), self.max_seq_length, self.max_predictions_per_seq, batch_size,
-            is_training, causal=self.causal, seed=seed, dynamic_masking=self.dynamic_masking,
-            vocab_file=self.model_files.vocab_file)
+            is_training, causal=self.causal, seed=seed,
+            dynamic_masking=self._text_pipeline if self.dynamic_masking is not None else None)
         return dataset_fn(input_context)
+
+    @functools.cached_property
+    def _text_pipeline(self):
+        """Dynamic masking's pipeline, built once: each split's check, training and
+        evaluation reuse its traced functions (seconds each to trace)."""
+        return DynamicPretrainingData(self.model_files.vocab_file, self.dynamic_masking)
 
     def evaluate(self, context, examples):
         options = context.options

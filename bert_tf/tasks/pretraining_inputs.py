@@ -3,8 +3,8 @@
 `pretraining_dataset_fn` returns what `Trainer` and
 `strategy.distribute_datasets_from_function` take: a function of a
 `tf.distribute.InputContext` giving that input pipeline's batches. The
-batches come from the TFRecords of `create_pretraining_data.py`, or, with
-`PretrainingDataOptions`, from raw text masked afresh while training
+batches come from the TFRecords of `create_pretraining_data.py`, or, with a
+`DynamicPretrainingData`, from raw text masked afresh while training
 (`bert_tf.data.dynamic_masking`); both give the same features dict.
 
 For the paper's "LTR & No NSP" model the same records serve a left-to-right
@@ -17,7 +17,6 @@ used unchanged, with one prediction per real next token.
 import tensorflow as tf
 
 from bert_tf.data import readers
-from bert_tf.data.dynamic_masking import dynamic_pretraining_dataset
 
 # Dynamic masking's evaluation pass draws its pairs and masks from this seed,
 # so that every evaluation of a run sees the same batches.
@@ -63,8 +62,7 @@ def left_to_right_batch(batch):
 
 
 def pretraining_dataset_fn(input_files, seq_length, max_predictions_per_seq, batch_size,
-                           is_training, causal=False, seed=None, dynamic_masking=None,
-                           vocab_file=None):
+                           is_training, causal=False, seed=None, dynamic_masking=None):
     """An input function over pretraining TFRecords (or raw text) for `Trainer`.
 
     Args:
@@ -79,17 +77,16 @@ def pretraining_dataset_fn(input_files, seq_length, max_predictions_per_seq, bat
         causal: yield left-to-right batches (see `left_to_right_batch`).
         seed: seed of the shuffles (None: fresh each run; an evaluation
             pass with dynamic masking uses `DYNAMIC_EVAL_SEED`).
-        dynamic_masking: `PretrainingDataOptions` (the same object
-            `create_pretraining_data.py` takes), to pair and mask raw text in
-            tf.data instead of reading masked records; its lengths must be
-            `seq_length` and `max_predictions_per_seq`.
-        vocab_file: the WordPiece vocabulary, with `dynamic_masking`.
+        dynamic_masking: a `DynamicPretrainingData`, to pair and mask raw text
+            in tf.data instead of reading masked records; its options' lengths
+            must be `seq_length` and `max_predictions_per_seq`.
 
     Returns:
         `input_context -> tf.data.Dataset`.
     """
     if dynamic_masking is not None:
-        lengths = (dynamic_masking.max_seq_length, dynamic_masking.max_predictions_per_seq)
+        options = dynamic_masking.options
+        lengths = (options.max_seq_length, options.max_predictions_per_seq)
         if lengths != (seq_length, max_predictions_per_seq):
             raise ValueError(f"dynamic_masking makes examples of lengths {lengths}, not "
                              f"{(seq_length, max_predictions_per_seq)}")
@@ -100,9 +97,8 @@ def pretraining_dataset_fn(input_files, seq_length, max_predictions_per_seq, bat
                 input_files, seq_length, max_predictions_per_seq, batch_size, is_training,
                 input_context=input_context, seed=seed)
         else:
-            dataset = dynamic_pretraining_dataset(
-                input_files, vocab_file, dynamic_masking, batch_size, is_training,
-                input_context=input_context,
+            dataset = dynamic_masking.dataset(
+                input_files, batch_size, is_training, input_context=input_context,
                 seed=seed if is_training or seed is not None else DYNAMIC_EVAL_SEED)
         if causal:
             dataset = dataset.map(left_to_right_batch, num_parallel_calls=tf.data.AUTOTUNE)

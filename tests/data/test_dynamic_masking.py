@@ -16,7 +16,7 @@ from tests_shared import corpus_head, shared_path
 from bert_tf.data import dynamic_pairs
 from bert_tf.data import readers
 from bert_tf.data.dynamic_masker import DynamicMasker
-from bert_tf.data.dynamic_masking import dynamic_pretraining_dataset
+from bert_tf.data.dynamic_masking import DynamicPretrainingData
 from bert_tf.data.pretraining_options import PretrainingDataOptions
 
 SEQ, PRED = 128, 20
@@ -48,8 +48,8 @@ def corpus_part(tmp_path_factory):
 @pytest.fixture(scope="module")
 def training(corpus_part, uncased_vocab_file):
     """The training pipeline over the corpus part, and 10240 of its pairs."""
-    ds = dynamic_pretraining_dataset(corpus_part, uncased_vocab_file, OPTIONS,
-                                     batch_size=64, is_training=True, seed=7)
+    ds = DynamicPretrainingData(uncased_vocab_file, OPTIONS).dataset(
+        corpus_part, batch_size=64, is_training=True, seed=7)
     return ds, _rows(ds, 160)  # about three passes over the text
 
 
@@ -190,8 +190,8 @@ def whole_word_eval(corpus_part, uncased_vocab_file):
     """A seeded evaluation pass with whole-word masking, and its first 1280 pairs."""
     options = PretrainingDataOptions(max_seq_length=SEQ, max_predictions_per_seq=PRED,
                                      do_whole_word_mask=True)
-    ds = dynamic_pretraining_dataset(corpus_part, uncased_vocab_file, options,
-                                     batch_size=64, is_training=False, seed=2)
+    ds = DynamicPretrainingData(uncased_vocab_file, options).dataset(
+        corpus_part, batch_size=64, is_training=False, seed=2)
     return ds, _rows(ds, 20)
 
 
@@ -204,12 +204,19 @@ def test_seeded_evaluation_is_reproducible(whole_word_eval):
 
 def test_evaluation_pairs_are_half_random_next(tmp_path, uncased_vocab_file):
     """An evaluation pass mixes documents too: its batches of one long document's
-    consecutive pairs had no other document to take a B from (8% random next)."""
+    consecutive pairs had no other document to take a B from (8% random next).
+    Every dataset of one pipeline (a run's split checks, training, evaluation)
+    reuses its traces: the document function's one, the batch function's one
+    for each batch size."""
     corpus = str(corpus_head(tmp_path, lines=400))  # 5 documents of 30 to 128 lines
     options = PretrainingDataOptions(max_seq_length=64, max_predictions_per_seq=10)
-    labels = _rows(dynamic_pretraining_dataset(corpus, uncased_vocab_file, options, batch_size=8,
-                                               is_training=False, seed=2))["next_sentence_labels"]
+    data = DynamicPretrainingData(uncased_vocab_file, options)
+    rows = _rows(data.dataset(corpus, batch_size=8, is_training=False, seed=2))
+    labels = rows["next_sentence_labels"]
     assert len(labels) == 176 and abs(labels.mean() - 0.5) < 0.1, labels.mean()
+    next(iter(data.dataset(corpus, batch_size=1, is_training=True, shuffle_buffer_size=1)))
+    assert data._pairs_of_document.experimental_get_tracing_count() == 1
+    assert data._features_of_batch.experimental_get_tracing_count() == 2
 
 
 def test_whole_word_masking_takes_whole_words(whole_word_eval, uncased_vocab_file):
@@ -282,21 +289,18 @@ def test_masker_groups_and_skips_whole_words(prob, outcomes):
 
 
 def test_bad_inputs_are_named(tmp_path, uncased_vocab_file):
+    data = DynamicPretrainingData(uncased_vocab_file, OPTIONS)
     with pytest.raises(ValueError, match="nothing-here"):
-        dynamic_pretraining_dataset(str(tmp_path / "nothing-here*.txt"), uncased_vocab_file,
-                                    OPTIONS, 8, True)
+        data.dataset(str(tmp_path / "nothing-here*.txt"), 8, True)
     bad_vocab = tmp_path / "vocab.txt"
     bad_vocab.write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\nhello\n")
     with pytest.raises(ValueError, match=r"vocab.txt.*\[MASK\]"):
-        dynamic_pretraining_dataset(str(shared_path("corpus", "sample_text.txt")),
-                                    str(bad_vocab), OPTIONS, 8, True)
+        DynamicPretrainingData(str(bad_vocab), OPTIONS)
     with pytest.raises(ValueError, match="max_predictions_per_seq"):
-        dynamic_pretraining_dataset(
-            str(shared_path("corpus", "sample_text.txt")), uncased_vocab_file,
-            PretrainingDataOptions(max_seq_length=16, max_predictions_per_seq=20), 8, True)
+        DynamicPretrainingData(uncased_vocab_file, PretrainingDataOptions(
+            max_seq_length=16, max_predictions_per_seq=20))
     # The reader of the static modes, with its checks: no binary file passes for text.
     records = tmp_path / "out.tfrecord"
     records.write_bytes(shared_path("golden", "sample_text_seed12345_dupe10.tfrecord").read_bytes())
     with pytest.raises(ValueError, match="out.tfrecord: not a text file"):
-        dynamic_pretraining_dataset(f"{shared_path('corpus', 'sample_text.txt')},{tmp_path}/*",
-                                    uncased_vocab_file, OPTIONS, 8, True)
+        data.dataset(f"{shared_path('corpus', 'sample_text.txt')},{tmp_path}/*", 8, True)
