@@ -27,7 +27,9 @@ Elsewhere in float32 on a CPU (`xla_elementwise_is_faster`), inference
 calls in traced graphs add the bias and the activation to TensorFlow's
 product in one XLA-compiled pass (`xla_elementwise.py`); in bfloat16
 (`xla_layer_norm_is_faster`) the residual sum and LayerNorm after the
-fused kernel are one such pass.
+fused kernel are one such pass, and in float32 on AMX CPUs
+(`onednn_layer_norm_is_faster`) that LayerNorm is oneDNN's single kernel
+(`onednn_layer_norm.py`).
 
 `TokenDense` is a `keras.layers.Dense` plus `hidden_act`, a
 `bert_config.json` activation name applied after the bias: training calls
@@ -52,6 +54,7 @@ import tensorflow as tf
 from bert_tf.cpu_features import cpu_flags, cpu_only_tensorflow
 from bert_tf.modeling.activations import get_activation
 from bert_tf.modeling.fused_activation import get_training_activation
+from bert_tf.modeling.onednn_layer_norm import inside_xla_function
 from bert_tf.modeling.xla_elementwise import bias_and_activation, fuses_now
 
 XLA_KERNEL_GRADIENT_MAX_SIZE = 512 * 512
@@ -99,6 +102,15 @@ def xla_layer_norm_is_faster(compute_dtype):
     return compute_dtype == "bfloat16" and cpu_only_tensorflow()
 
 
+def onednn_layer_norm_is_faster(compute_dtype, cpuinfo="/proc/cpuinfo"):
+    """Whether the LayerNorm after a fused float32 kernel is oneDNN's (`onednn_layer_norm`).
+
+    >>> onednn_layer_norm_is_faster("bfloat16")
+    False
+    """
+    return compute_dtype == "float32" and fused_inference_is_faster(compute_dtype, cpuinfo)
+
+
 def xla_elementwise_is_faster(compute_dtype, cpuinfo="/proc/cpuinfo"):
     """Whether inference fuses the element-wise work between matmuls with XLA (`xla_elementwise`).
 
@@ -130,6 +142,7 @@ class TokenDense(keras.layers.Dense):
         self.fused_inference = fused_inference_is_faster(self.compute_dtype)
         self.xla_elementwise = xla_elementwise_is_faster(self.compute_dtype)
         self.xla_layer_norm = xla_layer_norm_is_faster(self.compute_dtype)
+        self.onednn_layer_norm = onednn_layer_norm_is_faster(self.compute_dtype)
 
     def call(self, inputs, training=None):
         plain = self._keras_only(inputs)
@@ -173,6 +186,16 @@ class TokenDense(keras.layers.Dense):
         """
         return (self.fused_inference and not self._keras_only(inputs)
                 and fuses_now(self.xla_layer_norm, training))
+
+    def takes_onednn_layer_norm(self, inputs, training):
+        """Whether this call's output plus a residual takes oneDNN's LayerNorm kernel.
+
+        Asked by `TransformerBlock` for its residual layers in float32
+        inference on AMX CPUs, whose call stays the fused oneDNN kernel;
+        not inside an XLA-compiled function, which fuses the LayerNorm itself.
+        """
+        return (self.fused_inference and not self._keras_only(inputs)
+                and fuses_now(self.onednn_layer_norm, training) and not inside_xla_function())
 
     def kernel_product(self, inputs):
         """`inputs @ kernel` alone, as Keras' Dense computes it (for fusing what follows)."""

@@ -4,6 +4,7 @@ import keras
 
 from bert_tf.modeling.attention import SelfAttention
 from bert_tf.modeling.dropout import Dropout
+from bert_tf.modeling.onednn_layer_norm import onednn_layer_norm
 from bert_tf.modeling.positions import gather_positions
 from bert_tf.modeling.token_dense import TokenDense
 from bert_tf.modeling.xla_elementwise import bias_residual_layer_norm, residual_layer_norm
@@ -22,7 +23,8 @@ class TransformerBlock(keras.layers.Layer):
     graphs on CPUs measured faster so), its bias, the residual and the
     LayerNorm are one XLA-compiled pass (`xla_elementwise.py`); in bfloat16
     inference (`TokenDense.fuses_layer_norm`) the residual and the LayerNorm
-    after the layer's fused kernel are.
+    after the layer's fused kernel are; in float32 inference on AMX CPUs
+    (`TokenDense.takes_onednn_layer_norm`) that LayerNorm is oneDNN's kernel.
 
     Args:
         num_heads: attention heads.
@@ -120,6 +122,8 @@ class TransformerBlock(keras.layers.Layer):
                                             layer_norm)
         if dense.fuses_layer_norm(branch, training):
             return residual_layer_norm(dense(branch), residual, layer_norm)
+        if dense.takes_onednn_layer_norm(branch, training):
+            return onednn_layer_norm(residual + dense(branch), layer_norm)
         return layer_norm(residual + self.dropout(dense(branch), training=training))
 
     def get_config(self):
