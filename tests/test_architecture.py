@@ -35,7 +35,8 @@ MAY_IMPORT = {
 LAYER_OF_TOP_MODULE = {"__init__": "scripts", "launch": "scripts", "evaluate_squad": "scripts",
                        "config_uses": "config"}
 # `modeling` imports only `config` and `cpu_features`, and TensorFlow only in these.
-MODELING_WITH_TENSORFLOW = {"dropout", "fused_activation", "token_dense", "xla_elementwise"}
+MODELING_WITH_TENSORFLOW = {"dropout", "fused_activation", "onednn_layer_norm", "token_dense",
+                            "xla_elementwise"}
 
 
 def _layer(parts):
