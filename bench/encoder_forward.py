@@ -6,7 +6,9 @@ dimensions and fresh random weights:
 * ours: `bert_tf.modeling.BertEncoder` in a `tf.function`, with and without
   XLA (`jit_compile=True`); without, on a CPU in float32, the element-wise
   work between TensorFlow's matmuls is still XLA-fused
-  (`modeling/xla_elementwise.py`), as in every traced inference graph;
+  (`modeling/xla_elementwise.py`), as in every traced inference graph
+  (on AMX CPUs: fused oneDNN kernels and oneDNN's LayerNorm,
+  `modeling/onednn_layer_norm.py`);
 * keras-hub: `keras_hub.models.BertBackbone`, the same two ways;
 * HuggingFace `transformers.BertModel` on PyTorch under `torch.no_grad()`.
 
