@@ -7,13 +7,15 @@
 #      self-contained SavedModel export,
 #   5. classify the sentence given as the first argument with that export.
 # Usage: demo/run_demo.sh ["a sentence to classify"]   (make demo SENTENCE="...")
-# DEMO_OUT (default demo_output), DEMO_PRETRAIN_STEPS (default 3000) and
-# DEMO_FINETUNE_EPOCHS (default 10) change where it writes and how long it trains.
+# DEMO_OUT (default demo_output), DEMO_PRETRAIN_STEPS (default 3000),
+# DEMO_PRETRAIN_EVAL_STEPS (default 20 batches) and DEMO_FINETUNE_EPOCHS (default 10)
+# change where it writes, how long it trains and how much pretraining's eval reads.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
 OUT=${DEMO_OUT:-demo_output}
 STEPS=${DEMO_PRETRAIN_STEPS:-3000}
+EVAL_STEPS=${DEMO_PRETRAIN_EVAL_STEPS:-20}
 EPOCHS=${DEMO_FINETUNE_EPOCHS:-10}
 SENTENCE=${1:-"And the moon shone on the hills and the quiet fields of the shepherds."}
 export PYTHONUNBUFFERED=1
@@ -39,7 +41,7 @@ $PY run_pretraining.py --bert_config_file="$OUT/bert_config.json" \
   --vocab_file="$OUT/vocab.txt" --do_train --do_eval --train_batch_size=32 \
   --eval_batch_size=32 --max_seq_length=64 --max_predictions_per_seq=10 \
   --num_train_steps="$STEPS" --num_warmup_steps=$((STEPS / 10)) --learning_rate=1e-3 \
-  --save_checkpoints_steps=1000 --steps_per_execution=100 --max_eval_steps=20
+  --save_checkpoints_steps=1000 --steps_per_execution=100 --max_eval_steps="$EVAL_STEPS"
 echo "-- pretraining eval_results.txt:"; cat "$OUT/pretrained/eval_results.txt"
 
 echo "== 4/5 run_classifier.py: which author wrote it (6 authors, 900 train sentences, $EPOCHS epochs)"
