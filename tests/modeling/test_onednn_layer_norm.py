@@ -7,8 +7,8 @@ import tensorflow as tf
 from bert_tf.config import BertConfig
 from bert_tf.modeling import BertEncoder
 from bert_tf.modeling.onednn_layer_norm import onednn_layer_norm
-from bert_tf.modeling.token_dense import TokenDense, onednn_layer_norm_is_faster
-from tests_shared import random_inputs, write_cpuinfo
+from bert_tf.modeling.token_dense import TokenDense
+from tests_shared import random_inputs
 from trace_ops import profiled_op_times
 
 
@@ -85,11 +85,3 @@ def test_amx_float32_inference_normalizes_so_and_computes_what_keras_does():
     compiled = tf.function(lambda x: encoder(x)["sequence_output"], jit_compile=True)
     assert not _batch_norms(training, inputs) and not _batch_norms(compiled, inputs)
 
-
-def test_the_choice_follows_the_measurements(tmp_path):
-    avx512 = write_cpuinfo(tmp_path, "avx2 avx512f avx512_bf16")
-    amx = write_cpuinfo(tmp_path, "avx2 avx512f avx512_bf16 amx_bf16 amx_tile")
-    cpu_only = not tf.config.list_logical_devices("GPU")
-    assert onednn_layer_norm_is_faster("float32", amx) == cpu_only
-    assert not onednn_layer_norm_is_faster("float32", avx512)
-    assert not onednn_layer_norm_is_faster("bfloat16", amx)  # fused by XLA (xla_elementwise)
