@@ -3,7 +3,7 @@
 Choices that depend on them: whether bfloat16 is computed at speed
 (`training/precision.py`) and how a dense layer is computed
 (`modeling/token_dense.py`). `cpu_only_tensorflow` tells whether such a
-CPU choice applies at all. Linux lists the flags in
+CPU choice applies at all, `onednn_enabled` whether oneDNN's kernels run. Linux lists the flags in
 `/proc/cpuinfo`; elsewhere they are unknown (None), and callers keep
 their default. Each file is read once per process: every dense layer of
 an encoder asks when it is built.
@@ -34,6 +34,17 @@ def cpu_flags(cpuinfo="/proc/cpuinfo"):
         return None
     return frozenset(flag for line in lines if line.startswith("flags")
                      for flag in line.partition(":")[2].split())
+
+
+def onednn_enabled():
+    """Whether TensorFlow runs oneDNN's kernels and graph rewrites in this process.
+
+    `TF_ENABLE_ONEDNN_OPTS` decides when TensorFlow loads (`bert_tf` sets
+    it on unless the environment says otherwise); this asks TensorFlow's
+    own test of it (it has no public one), of the pinned version.
+    """
+    from tensorflow.python.util import _pywrap_util_port
+    return bool(_pywrap_util_port.IsMklEnabled())
 
 
 def cpu_only_tensorflow():
