@@ -3,9 +3,9 @@
 Choices that depend on them: whether bfloat16 is computed at speed
 (`training/precision.py`) and how a dense layer is computed
 (`modeling/token_dense.py`). `cpu_only_tensorflow` tells whether such a
-CPU choice applies at all, `onednn_enabled` whether oneDNN's kernels run. Linux lists the flags in
-`/proc/cpuinfo`; elsewhere they are unknown (None), and callers keep
-their default. Each file is read once per process: every dense layer of
+CPU choice applies at all, `onednn_enabled` whether oneDNN's kernels run.
+Linux lists the flags in `/proc/cpuinfo`; elsewhere they are unknown
+(None), and callers keep their default. Each file is read once per process: every dense layer of
 an encoder asks when it is built.
 
 Example:
@@ -22,6 +22,7 @@ import functools
 
 import keras
 import tensorflow as tf
+from tensorflow.python.util import _pywrap_util_port
 
 
 @functools.cache
@@ -43,7 +44,6 @@ def onednn_enabled():
     it on unless the environment says otherwise); this asks TensorFlow's
     own test of it (it has no public one), of the pinned version.
     """
-    from tensorflow.python.util import _pywrap_util_port
     return bool(_pywrap_util_port.IsMklEnabled())
 
 
