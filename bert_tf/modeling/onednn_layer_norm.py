@@ -16,8 +16,8 @@ the remapper) turns them into constants and the pattern no longer matches.
 
 Measured on the Intel AMX machine (docs/PERFORMANCE.md): a LayerNorm over
 `[32, 128, 768]` took 4.65 ms as Keras' ops and 1.87 ms so (the kernel
-alone 1.11 ms); a Mini encoder's float32 forward pass went from level
-with keras-hub's to 1.15-1.21x its speed.
+alone 1.11 ms); a Mini encoder's float32 forward pass went from
+0.99-1.06x keras-hub's speed to 1.05-1.21x, in three runs each.
 On a real model and text the outputs are as close to HF's as Keras' ops
 are (4.4e-6 against 7.5e-6 at MiniLM's last layer). oneDNN computes the
 mean and variance in its own order: rows whose mean is thousands of times
