@@ -6,6 +6,7 @@ import pytest
 import tensorflow as tf
 
 from bert_tf.config import BertConfig
+from bert_tf.cpu_features import onednn_enabled
 from bert_tf.modeling import BertEncoder
 from bert_tf.modeling.token_dense import (TokenDense, onednn_layer_norm_is_faster,
                                           xla_elementwise_is_faster, xla_layer_norm_is_faster)
@@ -167,7 +168,8 @@ def test_the_choice_follows_the_measurements(tmp_path):
     # In bfloat16 the residual sum and LayerNorm after the fused kernel are fused instead.
     assert xla_layer_norm_is_faster("bfloat16") == cpu_only
     assert not xla_layer_norm_is_faster("float32")
-    # In float32 on AMX, that LayerNorm is oneDNN's kernel (test_onednn_layer_norm.py).
-    assert onednn_layer_norm_is_faster("float32", amx) == cpu_only
+    # In float32 on AMX, that LayerNorm is oneDNN's kernel where oneDNN runs
+    # (test_onednn_layer_norm.py; without oneDNN, test_onednn_default.py).
+    assert onednn_layer_norm_is_faster("float32", amx) == (cpu_only and onednn_enabled())
     assert not onednn_layer_norm_is_faster("float32", avx2)
     assert not onednn_layer_norm_is_faster("bfloat16", amx)
