@@ -69,6 +69,23 @@ def random_inputs(config, batch=3, length=9, seed=0, pad_from=None):
     return {"input_ids": ids, "input_mask": mask, "segment_ids": segments * mask}
 
 
+def random_weight_encoder(hidden_act="gelu", mixed_precision="float32"):
+    """A 2-layer `BertEncoder` with random weights everywhere (biases, LayerNorms); returns
+    (encoder, config). Tests of how inference is computed set its layers' paths by hand."""
+    from bert_tf.config import BertConfig
+    from bert_tf.modeling import BertEncoder
+    from bert_tf.training import precision
+
+    config = BertConfig(vocab_size=99, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                        intermediate_size=37, max_position_embeddings=64, hidden_act=hidden_act)
+    with precision.dtype_policy(mixed_precision):
+        encoder = BertEncoder(config)
+    rng = np.random.default_rng(0)
+    encoder.set_weights([rng.normal(0.0, 0.5, weight.shape).astype("float32")
+                         for weight in encoder.get_weights()])
+    return encoder, config
+
+
 def weights_by_name(model):
     """`{original checkpoint name: numpy copy}` of every variable of `model`."""
     from bert_tf.checkpoints import tf1_variable_map

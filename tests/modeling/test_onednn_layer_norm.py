@@ -1,16 +1,14 @@
-"""LayerNorm as oneDNN's single kernel: the same numbers, the kernel really run, only where chosen."""
+"""LayerNorm as oneDNN's single kernel: the same numbers, the kernel run, only where chosen."""
 
 import keras
 import numpy as np
 import pytest
 import tensorflow as tf
 
-from bert_tf.config import BertConfig
 from bert_tf.cpu_features import onednn_enabled
-from bert_tf.modeling import BertEncoder
 from bert_tf.modeling.onednn_layer_norm import onednn_layer_norm
 from bert_tf.modeling.token_dense import TokenDense
-from tests_shared import random_inputs
+from tests_shared import random_inputs, random_weight_encoder
 from trace_ops import profiled_op_times
 
 
@@ -60,13 +58,8 @@ def test_a_traced_call_runs_onednns_kernel():
 
 
 def _encoder(onednn):
-    """A 2-layer float32 encoder with random weights, computed as on an AMX CPU."""
-    config = BertConfig(vocab_size=99, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
-                        intermediate_size=37, max_position_embeddings=64)
-    encoder = BertEncoder(config)
-    rng = np.random.default_rng(0)
-    encoder.set_weights([rng.normal(0.0, 0.5, weight.shape).astype("float32")
-                         for weight in encoder.get_weights()])
+    """`random_weight_encoder` in float32, computed as on an AMX CPU."""
+    encoder, config = random_weight_encoder()
     for layer in encoder._flatten_layers():
         if isinstance(layer, TokenDense):
             layer.fused_inference, layer.xla_elementwise = True, False

@@ -5,26 +5,18 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from bert_tf.config import BertConfig
 from bert_tf.cpu_features import onednn_enabled
-from bert_tf.modeling import BertEncoder
 from bert_tf.modeling.token_dense import (TokenDense, onednn_layer_norm_is_faster,
                                           xla_elementwise_is_faster, xla_layer_norm_is_faster)
 from bert_tf.modeling.xla_elementwise import (bias_residual_layer_norm, residual_layer_norm,
                                               without_xla)
-from bert_tf.training import precision
-from tests_shared import random_inputs, saved_xla_functions, write_cpuinfo, xla_compiled_functions
+from tests_shared import (random_inputs, random_weight_encoder, saved_xla_functions, write_cpuinfo,
+                          xla_compiled_functions)
 
 
 def _encoder(hidden_act, fused, mixed_precision="float32"):
-    """A 2-layer encoder with random weights everywhere (biases, LayerNorms), fusion set by hand."""
-    config = BertConfig(vocab_size=99, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
-                        intermediate_size=37, max_position_embeddings=64, hidden_act=hidden_act)
-    with precision.dtype_policy(mixed_precision):
-        encoder = BertEncoder(config)
-    rng = np.random.default_rng(0)
-    encoder.set_weights([rng.normal(0.0, 0.5, weight.shape).astype("float32")
-                         for weight in encoder.get_weights()])
+    """`random_weight_encoder`, fusion set by hand."""
+    encoder, config = random_weight_encoder(hidden_act, mixed_precision)
     bfloat16 = mixed_precision == "mixed_bfloat16"
     for layer in encoder._flatten_layers():
         if isinstance(layer, TokenDense):  # the blocks' residual layers decide for them
