@@ -188,8 +188,7 @@ class TokenDense(keras.layers.Dense):
         inference, whose call stays the fused oneDNN kernel
         (`xla_elementwise.residual_layer_norm`).
         """
-        return (self.fused_inference and not self._keras_only(inputs)
-                and fuses_now(self.xla_layer_norm, training))
+        return self._fused_kernel_then(self.xla_layer_norm, inputs, training)
 
     def takes_onednn_layer_norm(self, inputs, training):
         """Whether this call's output plus a residual takes oneDNN's LayerNorm kernel.
@@ -198,8 +197,13 @@ class TokenDense(keras.layers.Dense):
         inference on AMX CPUs, whose call stays the fused oneDNN kernel;
         not inside an XLA-compiled function, which fuses the LayerNorm itself.
         """
+        return (self._fused_kernel_then(self.onednn_layer_norm, inputs, training)
+                and not inside_xla_function())
+
+    def _fused_kernel_then(self, choice, inputs, training):
+        """Whether this call is the fused oneDNN kernel and what follows it takes `choice`."""
         return (self.fused_inference and not self._keras_only(inputs)
-                and fuses_now(self.onednn_layer_norm, training) and not inside_xla_function())
+                and fuses_now(choice, training))
 
     def kernel_product(self, inputs):
         """`inputs @ kernel` alone, as Keras' Dense computes it (for fusing what follows)."""
