@@ -173,7 +173,18 @@ def cached_features(path, make_function, columns, batch_size, key):
     if os.path.exists(key_path):
         os.remove(key_path)
     remove_left_behind(path)  # a killed computation's features: gigabytes for CoNLL's train
-    forward = make_function()
+    # Placed as TensorFlow places by default (on a GPU where there is one), not on the
+    # caller's device: `Task.dataset` runs in the input pipeline's CPU scope. An encoder
+    # built there computes on the CPU, and the pass XLA compiles for the GPU at a later
+    # split cannot read its variables.
+    with tf.device(None):
+        _compute(path, make_function(), columns, batch_size)
+    write_text(key_path, json.dumps(key))
+    return np.load(path, mmap_mode="r")
+
+
+def _compute(path, forward, columns, batch_size):
+    """Writes the features `forward` gives `columns`' windows to `path`, whole or not at all."""
     lengths = columns["input_mask"].sum(axis=1)
     inputs = {name: columns[name] for name in ENCODER_INPUTS}
     progress = WorkProgress(f"{path}: computing the features of {len(lengths)} windows",
@@ -188,9 +199,7 @@ def cached_features(path, make_function, columns, batch_size, key):
             progress.advance()
         rows.flush()
         del rows
-    write_text(key_path, json.dumps(key))
     progress.close()
-    return np.load(path, mmap_mode="r")
 
 
 def _disk_backed_rows(path, temp, shape):

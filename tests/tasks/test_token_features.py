@@ -1,6 +1,9 @@
 """Frozen-encoder features: the six layer choices vs HF hidden states, the cache, the dataset."""
 
 import os
+import subprocess
+import sys
+import textwrap
 
 import keras
 import numpy as np
@@ -12,7 +15,7 @@ from bert_tf.config import BertConfig
 from bert_tf.modeling import BertEncoder
 from bert_tf.tasks import conll_data, tagging_features, token_features
 from bert_tf.tokenization import FullTokenizer
-from tests_shared import file_size_limit, shared_path
+from tests_shared import REPO, file_size_limit, shared_path
 
 LABELS = conll_data.bio_labels()
 
@@ -139,3 +142,46 @@ def test_a_full_disk_names_the_cache_before_any_feature_is_computed(uncased_voca
         token_features.cached_features(str(path), lambda: token_features.feature_function(
             token_features.feature_extractor(_tiny_encoder(1), "last")), columns, 5, {})
     assert os.listdir(tmp_path) == []
+
+
+TWO_DEVICES_SCRIPT = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import tensorflow as tf
+    cpu = tf.config.list_physical_devices("CPU")[0]
+    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+    from bert_tf.config import BertConfig
+    from bert_tf.modeling import BertEncoder
+    from bert_tf.serving.model_inference import ModelInference
+    from bert_tf.tasks import token_features
+
+    built = []
+    def feature_function():  # built at the first split, as NerTask builds its encoder
+        if not built:
+            encoder = BertEncoder(BertConfig.named("tiny", vocab_size=30))
+            extractor = token_features.feature_extractor(encoder, "last")
+            built.append(ModelInference(extractor, jit_compile=True))  # as on a GPU
+        return built[0]
+
+    rng = np.random.default_rng(0)
+    columns = {"input_ids": rng.integers(1, 30, (6, 8), dtype=np.int32),
+               "input_mask": np.ones((6, 8), np.int32), "segment_ids": np.zeros((6, 8), np.int32)}
+    with tf.device("/CPU:1"):  # the input pipeline's device, around Task.dataset
+        train = token_features.cached_features(sys.argv[1] + "/train.npy", feature_function,
+                                               columns, 4, {"split": "train"})
+    dev = token_features.cached_features(sys.argv[1] + "/dev.npy", feature_function, columns,
+                                         4, {"split": "dev"})
+    np.testing.assert_array_equal(train, dev)
+    print(built[0].model.weights[0].value.device)
+""")
+
+
+def test_features_are_computed_on_the_default_device_not_the_input_pipelines(tmp_path):
+    """A GPU run's feature-based tagger built its encoder inside the input pipeline's CPU
+    scope (the train split's `Task.dataset`), and the dev split's XLA pass, placed on the
+    GPU, could not read those variables. Two logical CPUs stand in for the CPU and the GPU."""
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=str(REPO))
+    out = subprocess.run([sys.executable, "-c", TWO_DEVICES_SCRIPT, str(tmp_path)],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip().splitlines()[-1].endswith("/device:CPU:0")
