@@ -61,10 +61,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 from absl import app, flags  # noqa: E402
 import bert_tf  # noqa: E402,F401
 import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
 import peers  # noqa: E402
 with peers.needed():
-    import torch
     import transformers
 
 from bert_tf.config import NAMED_SIZES, BertConfig  # noqa: E402
@@ -73,7 +71,9 @@ from bert_tf.modeling.pretrainer import BertPretrainer  # noqa: E402
 from bert_tf.training import precision  # noqa: E402
 from bert_tf.training.optimization import create_optimizer  # noqa: E402
 import matmul_flops  # noqa: E402
-from matmul_peak import define_peak_flags, measure  # noqa: E402
+import gpu_setup  # noqa: E402
+from gpu_setup import AUTOCAST, FRAMEWORK  # noqa: E402
+from matmul_peak import define_peak_flags  # noqa: E402
 from peer_models import hf_bert_config  # noqa: E402
 from round_robin import define_choices_flag, time_round_robin  # noqa: E402
 from shared_data import define_path_flag  # noqa: E402
@@ -81,10 +81,6 @@ from step_runners import (PREDICTIONS, RECORDS, SEQ_LENGTH,  # noqa: E402
                           classification_batch, classification_step, hf_classification_loss,
                           hf_pretraining_loss, pretraining_batch, pretraining_step,
                           torch_step)
-
-AUTOCAST = {"float32": None, "mixed_bfloat16": torch.bfloat16, "mixed_float16": torch.float16}
-FRAMEWORK = {"ours": "tensorflow", "hf": "torch"}
-PEAK_DTYPE = {"float32": "float32", "mixed_bfloat16": "bfloat16", "mixed_float16": "float16"}
 
 STEPS = ("pretraining", "classification")
 
@@ -99,53 +95,6 @@ flags.DEFINE_integer("iterations", 10, "Timed steps per trainer.", lower_bound=1
 flags.DEFINE_integer("warmup", 3, "Untimed steps first (tracing, XLA).", lower_bound=1)
 define_path_flag("records", RECORDS, "Pretraining records (seq 128, 20 predictions).")
 define_peak_flags(default=["8192"])
-
-
-def frameworks():
-    """The frameworks of the implementations timed in this run."""
-    return {FRAMEWORK[name] for name in FLAGS.implementations}
-
-
-def use_gpu():
-    """Readies the GPU for each framework timed; exits with a message where one lacks it."""
-    if "tensorflow" in frameworks():
-        gpus = tf.config.list_physical_devices("GPU")
-        if not gpus:
-            sys.exit("needs a CUDA GPU that TensorFlow sees; it sees none")
-        for gpu in gpus:  # PyTorch may need the rest
-            tf.config.experimental.set_memory_growth(gpu, True)
-    else:  # reading the records would otherwise take the whole GPU's memory for TensorFlow
-        tf.config.set_visible_devices([], "GPU")
-    if "torch" in frameworks():
-        if not torch.cuda.is_available():
-            sys.exit("needs a CUDA GPU that PyTorch sees; it sees none")
-        torch.backends.cuda.matmul.allow_tf32 = True
-
-
-def gpu_name():
-    """The GPU's name, asked of a framework this run times."""
-    if "torch" in frameworks():
-        return torch.cuda.get_device_name()
-    details = tf.config.experimental.get_device_details(tf.config.list_physical_devices("GPU")[0])
-    return details.get("device_name", "unknown")
-
-
-def check_matmuls():
-    """Each framework's strict float32 GPU matmul against numpy's float64: relative errors."""
-    rng = np.random.default_rng(0)
-    a, b = (rng.standard_normal((512, 512)).astype("float32") for _ in range(2))
-    exact = a.astype("float64") @ b
-    products = {}
-    if "tensorflow" in frameworks():
-        tf.config.experimental.enable_tensor_float_32_execution(False)
-        products["tensorflow"] = tf.matmul(a, b).numpy()
-        tf.config.experimental.enable_tensor_float_32_execution(True)
-    if "torch" in frameworks():
-        torch.backends.cuda.matmul.allow_tf32 = False
-        products["torch"] = (torch.from_numpy(a).cuda() @ torch.from_numpy(b).cuda()).cpu().numpy()
-        torch.backends.cuda.matmul.allow_tf32 = True
-    return {name: float(np.linalg.norm(value - exact) / np.linalg.norm(exact))
-            for name, value in products.items()}
 
 
 def our_runner(step, config, batch, policy, jit):
@@ -201,16 +150,7 @@ def step_flops(step, config):
 
 def main(argv):
     del argv
-    use_gpu()
-    print(f"GPU: {gpu_name()}; TensorFlow {tf.__version__}, "
-          f"PyTorch {torch.__version__}, transformers {transformers.__version__}")
-    print("strict float32 512-matmul, relative error against float64:", check_matmuls())
-    peaks = {policy: measure(PEAK_DTYPE[policy], [int(size) for size in FLAGS.peak_sizes],
-                             repeats=20, gpu_frameworks=sorted(frameworks()))
-             for policy in FLAGS.precisions}
-    for policy, peak in peaks.items():
-        print(f"peak {PEAK_DTYPE[policy]}: {peak.gflops / 1000:.0f} TFLOP/s ({peak.framework}, "
-              f"{peak.size}x{peak.size})", flush=True)
+    peaks = gpu_setup.start(FLAGS.implementations, FLAGS.precisions, FLAGS.peak_sizes)
     records = pretraining_batch(FLAGS.batch_size, FLAGS.records)
     batches = {"pretraining": records, "classification": classification_batch(records)}
     lines = ["| step | size | precision | implementation | XLA | min ms | median ms | max ms | "

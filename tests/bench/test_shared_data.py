@@ -19,6 +19,7 @@ EXPECTED = "the benches' real data is expected in "
 
 @pytest.mark.parametrize("bench, flag", [
     ("gpu_training_step", "--records=/nonexistent/records.tfrecord"),
+    ("gpu_forward", "--records=/nonexistent/records.tfrecord"),
     ("finetune_step", "--data_dir=/nonexistent/MRPC"),
     ("serving_throughput", "--model_dir=/nonexistent/all-MiniLM-L6-v2"),
 ])

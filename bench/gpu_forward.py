@@ -1,0 +1,132 @@
+"""Times the encoder's inference forward pass on one GPU: ours (TensorFlow) against HuggingFace.
+
+Ours is `BertEncoder` in a `tf.function`, without and with XLA (`--xla`),
+as an exported model or a user's own function runs it; HF is
+`transformers.BertModel` in eval mode under `torch.no_grad()`, with its
+default attention (PyTorch's scaled-dot-product kernels). Both read a
+fixed batch of real records (token ids, padding mask, segments) at
+sequence length 128, without dropout, in the precisions of `gpu_setup`.
+Each call returns the sequence and pooled outputs and reads the pooled
+one back to the host, which waits for the whole pass on both sides.
+
+Per size and precision the encoders are warmed up (tracing, XLA), then
+timed round robin. The table gives per row the fastest, median and
+slowest call, sequences per second, the pass's matmul TFLOP/s
+(`matmul_flops.encoder_forward`) and their share of the best matmul rate
+a timed framework reaches on this GPU in that precision.
+
+Example (on a machine where TensorFlow and PyTorch share a CUDA runtime;
+elsewhere one `--implementations` per process, as in docs/PERFORMANCE.md):
+
+    .venv/bin/python bench/gpu_forward.py --sizes=base --precisions=mixed_float16
+"""
+
+import os
+import pathlib
+import statistics
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+
+from absl import app, flags  # noqa: E402
+import bert_tf  # noqa: E402,F401
+import tensorflow as tf  # noqa: E402
+import peers  # noqa: E402
+with peers.needed():
+    import torch
+    import transformers
+
+from bert_tf.config import NAMED_SIZES, BertConfig  # noqa: E402
+from bert_tf.modeling import BertEncoder  # noqa: E402
+from bert_tf.training import precision  # noqa: E402
+import gpu_setup  # noqa: E402
+from gpu_setup import AUTOCAST, FRAMEWORK  # noqa: E402
+import matmul_flops  # noqa: E402
+from matmul_peak import define_peak_flags  # noqa: E402
+from peer_models import hf_bert_config  # noqa: E402
+from round_robin import define_choices_flag, time_round_robin  # noqa: E402
+from shared_data import define_path_flag  # noqa: E402
+from step_runners import RECORDS, SEQ_LENGTH, autocast, pretraining_batch  # noqa: E402
+
+INPUTS = ("input_ids", "input_mask", "segment_ids")
+
+FLAGS = flags.FLAGS
+define_choices_flag("sizes", ["base", "large"], NAMED_SIZES, "Named model sizes to time.")
+define_choices_flag("precisions", list(AUTOCAST), list(AUTOCAST), "Precisions to time.")
+define_choices_flag("implementations", list(FRAMEWORK), list(FRAMEWORK), "Encoders to time.")
+define_choices_flag("xla", ["no", "yes"], ["no", "yes"], "Ours without and/or with XLA.")
+flags.DEFINE_integer("batch_size", 32, "Sequences per forward pass.", lower_bound=1)
+flags.DEFINE_integer("iterations", 20, "Timed passes per encoder.", lower_bound=1)
+flags.DEFINE_integer("warmup", 3, "Untimed passes first (tracing, XLA).", lower_bound=1)
+define_path_flag("records", RECORDS, "Pretraining records (seq 128) whose tokens are read.")
+define_peak_flags(default=["8192"])
+
+
+def our_runners(config, batch, policy):
+    """`{("ours", XLA): call}`: one `BertEncoder` built under `policy`, in a `tf.function` each."""
+    with precision.dtype_policy(policy):
+        encoder = BertEncoder(config)
+    inputs = {name: tf.constant(batch[name]) for name in INPUTS}
+
+    def forward(features):
+        outputs = encoder(features, training=False)
+        return outputs["sequence_output"], outputs["pooled_output"]
+
+    def runner(jit):
+        compiled = tf.function(forward, jit_compile=jit == "yes", autograph=False)
+        return lambda: compiled(inputs)[1].numpy()
+
+    return {("ours", jit): runner(jit) for jit in FLAGS.xla}
+
+
+def hf_runners(config, batch, policy):
+    """`{("hf", "no"): call}`: HF's `BertModel` on the GPU, autocast as `policy` says."""
+    model = transformers.BertModel(hf_bert_config(config)).cuda().eval()
+    tensors = {"input_ids": batch["input_ids"], "attention_mask": batch["input_mask"],
+               "token_type_ids": batch["segment_ids"]}
+    tensors = {name: torch.from_numpy(value).long().cuda() for name, value in tensors.items()}
+
+    def run():
+        with torch.no_grad(), autocast(AUTOCAST[policy], "cuda"):
+            outputs = model(**tensors)
+        return outputs.pooler_output.float().cpu().numpy()
+
+    return {("hf", "no"): run}
+
+
+def main(argv):
+    del argv
+    peaks = gpu_setup.start(FLAGS.implementations, FLAGS.precisions, FLAGS.peak_sizes)
+    batch = pretraining_batch(FLAGS.batch_size, FLAGS.records)
+    lines = ["| size | precision | implementation | XLA | min ms | median ms | max ms | seq/s | "
+             "TFLOP/s | % peak |", "|---|---|---|---|---:|---:|---:|---:|---:|---:|"]
+    for size in FLAGS.sizes:
+        config = BertConfig.named(size)
+        flops = matmul_flops.encoder_forward(config, FLAGS.batch_size, SEQ_LENGTH)
+        for policy in FLAGS.precisions:
+            print(f"timing {size} {policy} ...", file=sys.stderr, flush=True)
+            runners = {}
+            if "ours" in FLAGS.implementations:
+                runners.update(our_runners(config, batch, policy))
+            if "hf" in FLAGS.implementations:
+                runners.update(hf_runners(config, batch, policy))
+            times, _ = time_round_robin(runners, FLAGS.warmup, FLAGS.iterations)
+            for (name, jit), samples in times.items():
+                walls = [wall for wall, _ in samples]
+                median = statistics.median(walls)
+                rate = flops / median / 1e12
+                lines.append(
+                    f"| {size} | {policy} | {name} | {jit} | {min(walls) * 1e3:.2f} | "
+                    f"{median * 1e3:.2f} | {max(walls) * 1e3:.2f} | "
+                    f"{FLAGS.batch_size / median:.0f} | {rate:.0f} | "
+                    f"{100 * rate / (peaks[policy].gflops / 1000):.0f}% |")
+                print(lines[-1], flush=True)
+    print(f"\nencoder forward pass on one GPU: batch {FLAGS.batch_size} x seq {SEQ_LENGTH} "
+          f"of real records, no dropout; {FLAGS.warmup} warm-up + {FLAGS.iterations} timed "
+          "passes each, round robin")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    app.run(main)
