@@ -5,7 +5,8 @@ import os
 
 import pytest
 
-from bert_tf.atomic_files import FileSet, prepare_folder_for, write_text, write_texts, written_whole
+from bert_tf.atomic_files import prepare_folder_for, write_text, write_texts, written_whole
+from bert_tf.file_set import FileSet
 from tests_shared import file_size_limit
 
 SET = ("predictions.json", "nbest_predictions.json", "null_odds.json")

@@ -13,7 +13,7 @@ import re
 
 import tensorflow as tf
 
-from bert_tf.atomic_files import FileSet, cannot_write
+from bert_tf.file_set import FileSet, cannot_write
 from bert_tf.leftover_files import temporary_name
 from bert_tf.checkpoints.folders import CHECKPOINT_BASENAME, HUGGINGFACE_FILES, model_in_folder
 from bert_tf.checkpoints.labels import LABELS_FILE, holds_labels, labels_text

@@ -2,7 +2,7 @@
 
 The original tool writes its records to a comma list of output files in turn
 (record i to file i mod n). `RoundRobinRecordWriter` does the same, but the
-files are one `atomic_files.FileSet`: each is written under a temporary
+files are one `file_set.FileSet`: each is written under a temporary
 name, and they are renamed into place only when every record of every file
 is written, so an interrupted or failed run (a full disk on the last file)
 leaves the earlier run's files as they were, never some new shards beside
@@ -17,7 +17,8 @@ from typing import Iterable, Sequence
 import tensorflow as tf
 from absl import logging
 
-from bert_tf.atomic_files import FileSet, cannot_write, prepare_folder_for
+from bert_tf.atomic_files import prepare_folder_for
+from bert_tf.file_set import FileSet, cannot_write
 from bert_tf.leftover_files import remove_left_behind
 from bert_tf.output_paths import file_identity
 

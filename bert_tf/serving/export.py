@@ -14,7 +14,8 @@ import tempfile
 import tensorflow as tf
 from absl import logging
 
-from bert_tf.atomic_files import cannot_write, discard, prepare_folder_for
+from bert_tf.atomic_files import prepare_folder_for
+from bert_tf.file_set import cannot_write, discard
 from bert_tf.leftover_files import (is_set_aside, left_by_dead_writer, remove_left_behind,
                                     set_aside_name, temporary_name)
 from bert_tf.modeling.xla_elementwise import without_xla

@@ -46,7 +46,7 @@ import os
 import tensorflow as tf
 from absl import logging
 
-from bert_tf.atomic_files import cannot_write
+from bert_tf.file_set import cannot_write
 from bert_tf.config_uses import require_segment_pairs
 from bert_tf.serving.model_inference import ModelInference
 from bert_tf.tokenization import BertPreprocessor, vocabulary_list

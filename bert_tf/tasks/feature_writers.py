@@ -11,7 +11,7 @@ import json
 
 import numpy as np
 
-from bert_tf.atomic_files import cannot_write, discard, publish
+from bert_tf.file_set import cannot_write, discard, publish
 from bert_tf.leftover_files import remove_left_behind, temporary_name
 from bert_tf.errors import UsageError
 

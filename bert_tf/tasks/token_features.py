@@ -29,7 +29,8 @@ import tensorflow as tf
 from absl import logging
 from keras import ops
 
-from bert_tf.atomic_files import cannot_write, write_text, written_whole
+from bert_tf.atomic_files import write_text, written_whole
+from bert_tf.file_set import cannot_write
 from bert_tf.leftover_files import remove_left_behind
 from bert_tf.checkpoints import weights_identity
 from bert_tf.errors import UsageError

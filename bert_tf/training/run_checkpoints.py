@@ -46,7 +46,7 @@ import weakref
 import tensorflow as tf
 from absl import logging
 
-from bert_tf.atomic_files import cannot_write, discard
+from bert_tf.file_set import cannot_write, discard
 from bert_tf.checkpoints import CheckpointError, load_tf1_checkpoint
 from bert_tf.checkpoints.folders import TRAINING_CHECKPOINT
 from bert_tf.training import resume

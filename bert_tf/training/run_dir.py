@@ -33,7 +33,7 @@ import sys
 
 from absl import logging
 
-from bert_tf.atomic_files import cannot_write
+from bert_tf.file_set import cannot_write
 from bert_tf.leftover_files import left_by_dead_writer
 
 LOCK_NAME = ".lock"

@@ -9,7 +9,7 @@ disk's "File too large" came as an `OutOfRangeError`, with a traceback).
 import tensorflow as tf
 from tensorflow.core.framework import summary_pb2
 
-from bert_tf.atomic_files import cannot_write
+from bert_tf.file_set import cannot_write
 
 # `tf.summary.scalar` lives in the tensorboard package, which TensorFlow no
 # longer installs; its events are `tf.summary.write` calls tagged for the
