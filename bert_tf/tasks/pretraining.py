@@ -21,6 +21,7 @@ from bert_tf.data.dynamic_masking import DynamicPretrainingData
 from bert_tf.data.input_files import expand_input_patterns
 from bert_tf.data.record_files import count_framed_records
 from bert_tf.errors import UsageError
+from bert_tf.file_digests import sampled_sha256
 from bert_tf.modeling.pretrainer import BertPretrainer
 from bert_tf.tasks.pretraining_inputs import pretraining_dataset_fn
 from bert_tf.tasks.pretraining_objective import pretraining_objective
@@ -89,6 +90,11 @@ class PretrainingTask(Task):
 
     def training_data(self, train_split):
         return None  # its input files: a resumed run may be given more
+
+    def compared_examples(self, examples):
+        """Each input file's `sampled_sha256`: the same records at another path on another
+        host are the same examples; other records at the same path are not."""
+        return [sampled_sha256(path) for path in examples]
 
     def input_files(self):
         """The files `--input_file` and `--eval_input_file` match (none where a glob fails:

@@ -207,7 +207,7 @@ def _collective_failure(error):
     return lines[0] if lines else type(error).__name__
 
 
-def _worker_settings(record, options, splits):
+def _worker_settings(task, record, options, splits):
     """`{name: value}` of what every worker of a multi-worker run must run alike.
 
     The training record (`run_record`: task, options, model, training data,
@@ -221,8 +221,9 @@ def _worker_settings(record, options, splits):
     compared: it is one folder all workers share, which each host may mount
     at another path (what each worker resumed from there is compared once
     restored: `RunCheckpoints.restore_latest`). Pretraining's input files, of any size, are not read
-    whole to be digested: its evaluation split is a list of paths, compared
-    as such, and its training files are not compared (`Task.training_data`).
+    whole to be digested: its evaluation files are compared by their sizes
+    and first and last MiB (`Task.compared_examples`), and its training files
+    are not compared (`Task.training_data`).
     """
     settings = dict(record["options"], **record["task"], train_steps=record["train_steps"])
     settings["init_checkpoint"] = record["start_weights"] or record["options"]["init_checkpoint"]
@@ -234,7 +235,7 @@ def _worker_settings(record, options, splits):
         settings[name] = getattr(options, name)
     for split, name in (("dev", "evaluation_data"), ("test", "prediction_data")):
         if split in splits:
-            settings[name] = examples_sha256(splits[split])
+            settings[name] = examples_sha256(task.compared_examples(splits[split]))
     return settings
 
 
@@ -270,7 +271,7 @@ def _run_phases(task, options, strategy, splits):
     # Once: it reads the vocabulary and digests the training examples.
     record = run_record(task, options, train_steps, splits.get("train"))
     if not distribution.in_one_process(strategy):  # before any worker writes or trains
-        WorkerAgreement(strategy).check_same(_worker_settings(record, options, splits))
+        WorkerAgreement(strategy).check_same(_worker_settings(task, record, options, splits))
     _warmup_steps(task, options, train_steps)  # refused before run.json is written
     check_run_record(options.output_dir, record, options)
     trainer = build_trainer(task, options, strategy, train_steps)

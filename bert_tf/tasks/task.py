@@ -125,6 +125,12 @@ class Task(abc.ABC):
         """
         return train_split
 
+    def compared_examples(self, examples):
+        """A dev or test split as the workers of a multi-worker run compare it (its `repr`
+        digested, `runner`): by default the split itself; a family whose examples are
+        files too large to read whole (pretraining's) returns what they hold in brief."""
+        return examples
+
     def warmup_steps(self, train_steps, options):
         """Linear warmup steps: `options.num_warmup_steps`, else a proportion of the run."""
         if options.num_warmup_steps is not None:

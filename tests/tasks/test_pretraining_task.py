@@ -6,6 +6,7 @@ from bert_tf.data.pretraining_options import PretrainingDataOptions
 from bert_tf.errors import UsageError
 from bert_tf.tasks import runner
 from bert_tf.tasks.pretraining import PretrainingTask
+from bert_tf.tasks.run_record import run_record
 from tasks.task_runs import quick_options, tiny_model_files
 from tests_shared import shared_path
 
@@ -175,3 +176,27 @@ def test_a_left_to_right_run_recorded_before_its_config_said_so_resumes(tmp_path
     check(causal=True)
     with pytest.raises(UsageError, match=r"task\.causal: True in the recorded run, False now"):
         check(causal=False)
+
+
+def _evaluation_data(eval_input_file, tmp_path):
+    """What the workers of a multi-worker run compare of the evaluation files."""
+    golden = shared_path("golden", "sample_text_seed12345_dupe10.tfrecord")
+    task = _task(str(golden), eval_input_file=eval_input_file)
+    options = quick_options(tmp_path / "out", do_train=True, do_eval=True)
+    splits = runner.read_splits(task, options)
+    record = run_record(task, options, 10)
+    return runner._worker_settings(task, record, options, splits)["evaluation_data"]
+
+
+def test_workers_compare_evaluation_files_by_what_they_hold_not_their_paths(tmp_path):
+    """The same records at `/mnt/a` on one host and `/data/b` on another are the same
+    evaluation; other records written at the same path (the other golden file) are not."""
+    records = shared_path("golden", "sample_text_seed12345_dupe10.tfrecord").read_bytes()
+    for host in ("alice", "models"):
+        (tmp_path / host).mkdir()
+        (tmp_path / host / "eval.tfrecord").write_bytes(records)
+    first = _evaluation_data(str(tmp_path / "alice" / "*.tfrecord"), tmp_path)
+    assert _evaluation_data(str(tmp_path / "models" / "eval.tfrecord"), tmp_path) == first
+    other = shared_path("golden", "gutenberg30_wwm_seed12345_dupe2.tfrecord").read_bytes()
+    (tmp_path / "alice" / "eval.tfrecord").write_bytes(other)
+    assert _evaluation_data(str(tmp_path / "alice" / "*.tfrecord"), tmp_path) != first

@@ -93,7 +93,7 @@ def _records(init_checkpoint, data_dir, output_dir):
     splits = runner.read_splits(task, options)
     record = run_record(task, options, task.train_steps(splits["train"], options),
                         splits["train"])
-    return record, runner._worker_settings(record, options, splits)
+    return record, runner._worker_settings(task, record, options, splits)
 
 
 def _differing(settings, other):
