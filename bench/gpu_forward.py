@@ -41,26 +41,17 @@ from bert_tf.config import NAMED_SIZES, BertConfig  # noqa: E402
 from bert_tf.modeling import BertEncoder  # noqa: E402
 from bert_tf.training import precision  # noqa: E402
 import gpu_setup  # noqa: E402
-from gpu_setup import AUTOCAST, FRAMEWORK  # noqa: E402
+from gpu_setup import AUTOCAST  # noqa: E402
 import matmul_flops  # noqa: E402
-from matmul_peak import define_peak_flags  # noqa: E402
 from peer_models import hf_bert_config  # noqa: E402
 from round_robin import define_choices_flag, time_round_robin  # noqa: E402
-from shared_data import define_path_flag  # noqa: E402
-from step_runners import RECORDS, SEQ_LENGTH, autocast, pretraining_batch  # noqa: E402
+from step_runners import SEQ_LENGTH, autocast, pretraining_batch  # noqa: E402
 
 INPUTS = ("input_ids", "input_mask", "segment_ids")
 
 FLAGS = flags.FLAGS
 define_choices_flag("sizes", ["base", "large"], NAMED_SIZES, "Named model sizes to time.")
-define_choices_flag("precisions", list(AUTOCAST), list(AUTOCAST), "Precisions to time.")
-define_choices_flag("implementations", list(FRAMEWORK), list(FRAMEWORK), "Encoders to time.")
-define_choices_flag("xla", ["no", "yes"], ["no", "yes"], "Ours without and/or with XLA.")
-flags.DEFINE_integer("batch_size", 32, "Sequences per forward pass.", lower_bound=1)
-flags.DEFINE_integer("iterations", 20, "Timed passes per encoder.", lower_bound=1)
-flags.DEFINE_integer("warmup", 3, "Untimed passes first (tracing, XLA).", lower_bound=1)
-define_path_flag("records", RECORDS, "Pretraining records (seq 128) whose tokens are read.")
-define_peak_flags(default=["8192"])
+gpu_setup.define_flags("passes", batch_size=32, iterations=20)
 
 
 def our_runners(config, batch, policy):

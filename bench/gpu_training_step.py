@@ -72,12 +72,10 @@ from bert_tf.training import precision  # noqa: E402
 from bert_tf.training.optimization import create_optimizer  # noqa: E402
 import matmul_flops  # noqa: E402
 import gpu_setup  # noqa: E402
-from gpu_setup import AUTOCAST, FRAMEWORK  # noqa: E402
-from matmul_peak import define_peak_flags  # noqa: E402
+from gpu_setup import AUTOCAST  # noqa: E402
 from peer_models import hf_bert_config  # noqa: E402
 from round_robin import define_choices_flag, time_round_robin  # noqa: E402
-from shared_data import define_path_flag  # noqa: E402
-from step_runners import (PREDICTIONS, RECORDS, SEQ_LENGTH,  # noqa: E402
+from step_runners import (PREDICTIONS, SEQ_LENGTH,  # noqa: E402
                           classification_batch, classification_step, hf_classification_loss,
                           hf_pretraining_loss, pretraining_batch, pretraining_step,
                           torch_step)
@@ -87,14 +85,7 @@ STEPS = ("pretraining", "classification")
 FLAGS = flags.FLAGS
 define_choices_flag("steps", list(STEPS), list(STEPS), "Training steps to time.")
 define_choices_flag("sizes", ["large"], NAMED_SIZES, "Named model sizes to time.")
-define_choices_flag("precisions", list(AUTOCAST), list(AUTOCAST), "Precisions to time.")
-define_choices_flag("implementations", list(FRAMEWORK), list(FRAMEWORK), "Trainers to time.")
-define_choices_flag("xla", ["no", "yes"], ["no", "yes"], "Our trainer without and/or with XLA.")
-flags.DEFINE_integer("batch_size", 64, "Sequences per step.", lower_bound=1)
-flags.DEFINE_integer("iterations", 10, "Timed steps per trainer.", lower_bound=1)
-flags.DEFINE_integer("warmup", 3, "Untimed steps first (tracing, XLA).", lower_bound=1)
-define_path_flag("records", RECORDS, "Pretraining records (seq 128, 20 predictions).")
-define_peak_flags(default=["8192"])
+gpu_setup.define_flags("steps", batch_size=64, iterations=10)
 
 
 def our_runner(step, config, batch, policy, jit):
