@@ -37,8 +37,9 @@ from bert_tf.errors import UsageError
 from bert_tf.output_paths import check_outputs_apart
 from bert_tf.tasks.output_dir_checks import (check_run_record, check_scored_weights,
                                              warn_if_init_checkpoint_ignored)
-from bert_tf.tasks.run_record import RECORD_FILE, examples_sha256, recorded_run, run_record
+from bert_tf.tasks.run_record import RECORD_FILE, recorded_run, run_record
 from bert_tf.tasks.task import RunContext
+from bert_tf.tasks.worker_settings import worker_settings
 from bert_tf.training import distribution, precision
 from bert_tf.training.compilation import encoder_hidden_size, use_xla
 from bert_tf.training.init_checkpoint import initialize_from_checkpoint
@@ -207,38 +208,6 @@ def _collective_failure(error):
     return lines[0] if lines else type(error).__name__
 
 
-def _worker_settings(task, record, options, splits):
-    """`{name: value}` of what every worker of a multi-worker run must run alike.
-
-    The training record (`run_record`: task, options, model, training data,
-    steps) and what the phases read: another learning rate or step count on
-    one worker would silently train another model than the chief saves.
-
-    Each host may keep its files elsewhere, so files are compared by what
-    they hold, never by their paths: the start weights by their identity
-    (`checkpoints.weights_identity`; by path only where they do not read),
-    the vocabulary, config and examples by digest. `output_dir` is not
-    compared: it is one folder all workers share, which each host may mount
-    at another path (what each worker resumed from there is compared once
-    restored: `RunCheckpoints.restore_latest`). Pretraining's input files, of any size, are not read
-    whole to be digested: its evaluation files are compared by their sizes
-    and first and last MiB (`Task.compared_examples`), and its training files
-    are not compared (`Task.training_data`).
-    """
-    settings = dict(record["options"], **record["task"], train_steps=record["train_steps"])
-    settings["init_checkpoint"] = record["start_weights"] or record["options"]["init_checkpoint"]
-    model = record.get("model") or {}
-    settings.update(bert_config=model.get("bert_config"), vocabulary=model.get("vocab_sha256"),
-                    training_data=record.get("training_data_sha256"))
-    for name in ("do_train", "do_eval", "do_predict", "eval_batch_size", "predict_batch_size",
-                 "max_eval_steps", "mixed_precision"):
-        settings[name] = getattr(options, name)
-    for split, name in (("dev", "evaluation_data"), ("test", "prediction_data")):
-        if split in splits:
-            settings[name] = examples_sha256(task.compared_examples(splits[split]))
-    return settings
-
-
 def _exported_model_to_score(options):
     """`(options, its step)`, scoring the model a finished run exported in `output_dir`
     where that is all; `(options, None)` otherwise.
@@ -271,7 +240,7 @@ def _run_phases(task, options, strategy, splits):
     # Once: it reads the vocabulary and digests the training examples.
     record = run_record(task, options, train_steps, splits.get("train"))
     if not distribution.in_one_process(strategy):  # before any worker writes or trains
-        WorkerAgreement(strategy).check_same(_worker_settings(task, record, options, splits))
+        WorkerAgreement(strategy).check_same(worker_settings(task, record, options, splits))
     _warmup_steps(task, options, train_steps)  # refused before run.json is written
     check_run_record(options.output_dir, record, options)
     trainer = build_trainer(task, options, strategy, train_steps)

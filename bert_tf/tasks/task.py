@@ -127,7 +127,7 @@ class Task(abc.ABC):
 
     def compared_examples(self, examples):
         """A dev or test split as the workers of a multi-worker run compare it (its `repr`
-        digested, `runner`): by default the split itself; a family whose examples are
+        digested, `worker_settings`): by default the split itself; a family whose examples are
         files too large to read whole (pretraining's) returns what they hold in brief."""
         return examples
 

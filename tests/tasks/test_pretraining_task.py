@@ -7,6 +7,7 @@ from bert_tf.errors import UsageError
 from bert_tf.tasks import runner
 from bert_tf.tasks.pretraining import PretrainingTask
 from bert_tf.tasks.run_record import run_record
+from bert_tf.tasks.worker_settings import worker_settings
 from tasks.task_runs import quick_options, tiny_model_files
 from tests_shared import shared_path
 
@@ -185,7 +186,7 @@ def _evaluation_data(eval_input_file, tmp_path):
     options = quick_options(tmp_path / "out", do_train=True, do_eval=True)
     splits = runner.read_splits(task, options)
     record = run_record(task, options, 10)
-    return runner._worker_settings(task, record, options, splits)["evaluation_data"]
+    return worker_settings(task, record, options, splits)["evaluation_data"]
 
 
 def test_workers_compare_evaluation_files_by_what_they_hold_not_their_paths(tmp_path):

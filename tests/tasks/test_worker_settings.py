@@ -1,4 +1,4 @@
-"""What the workers of a multi-worker run compare before any work (`runner._worker_settings`),
+"""What the workers of a multi-worker run compare before any work (`worker_settings`),
 and what a resumed run compares with its `run.json`: files by what they hold, never by
 where each host keeps them.
 
@@ -21,6 +21,7 @@ from bert_tf.tasks import runner
 from bert_tf.tasks.classification import ClassificationTask
 from bert_tf.tasks.glue_data import get_task
 from bert_tf.tasks.run_record import record_differences, run_record
+from bert_tf.tasks.worker_settings import worker_settings
 from tasks.task_runs import glue_subset, quick_options, tiny_model_files
 
 EMBEDDINGS = "bert/embeddings/word_embeddings"
@@ -93,7 +94,7 @@ def _records(init_checkpoint, data_dir, output_dir):
     splits = runner.read_splits(task, options)
     record = run_record(task, options, task.train_steps(splits["train"], options),
                         splits["train"])
-    return record, runner._worker_settings(task, record, options, splits)
+    return record, worker_settings(task, record, options, splits)
 
 
 def _differing(settings, other):
