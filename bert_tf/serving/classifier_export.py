@@ -17,7 +17,8 @@ metadata (`labels`).
 import tensorflow as tf
 
 from bert_tf.serving.sources import find_encoder
-from bert_tf.serving.text_module import TextServingModule, output_labels
+from bert_tf.serving.signatures import output_labels
+from bert_tf.serving.text_module import TextServingModule
 
 
 class ClassifierServing(TextServingModule):

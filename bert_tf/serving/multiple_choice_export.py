@@ -21,7 +21,8 @@ import tensorflow as tf
 
 from bert_tf.modeling.bilstm import bilstm_of, head_inputs
 from bert_tf.serving.sources import find_encoder
-from bert_tf.serving.text_module import TextServingModule, signature, string_spec
+from bert_tf.serving.signatures import signature, string_spec
+from bert_tf.serving.text_module import TextServingModule
 
 
 def choice_scorer(model):

@@ -26,7 +26,8 @@ exclusive: `text[start:end] == entity_text` in Python; -1 padding),
 import tensorflow as tf
 
 from bert_tf.serving.sources import find_encoder
-from bert_tf.serving.text_module import TextServingModule, output_labels, signature, string_spec
+from bert_tf.serving.signatures import output_labels, signature, string_spec
+from bert_tf.serving.text_module import TextServingModule
 from bert_tf.tokenization.offsets_tokenizer import OffsetsTokenizer
 
 _OUTSIDE, _BEGIN, _INSIDE = 0, 1, 2

@@ -30,7 +30,8 @@ import tensorflow as tf
 
 from bert_tf.serving.sources import find_encoder
 from bert_tf.serving.span_options import SpanOptions
-from bert_tf.serving.text_module import TextServingModule, signature, string_spec
+from bert_tf.serving.signatures import signature, string_spec
+from bert_tf.serving.text_module import TextServingModule
 from bert_tf.serving.windows import context_windows
 from bert_tf.tokenization.offsets_tokenizer import OffsetsTokenizer
 
