@@ -11,8 +11,9 @@ instructions: 0.35 s for BERT-Base's 440 MB of safetensors). A local file
 digested before in this process, and not changed since (the same inode,
 size, and modification and change times), is not read again: one run asks
 for its start weights' digest once for its record and once per NER
-feature cache. Local files need no TensorFlow; URLs (`gs://...`) are read
-with `tf.io.gfile`.
+feature cache. Where files are too large to read whole (pretraining's
+inputs), `sampled_sha256` stands in for it. Local files need no TensorFlow;
+URLs (`gs://...`) are read with `tf.io.gfile`.
 
 >>> import tempfile
 >>> path = os.path.join(tempfile.mkdtemp(), "vocab.txt")

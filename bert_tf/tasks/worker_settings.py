@@ -21,10 +21,10 @@ def worker_settings(task, record, options, splits):
     the vocabulary, config and examples by digest. `output_dir` is not
     compared: it is one folder all workers share, which each host may mount
     at another path (what each worker resumed from there is compared once
-    restored: `RunCheckpoints.restore_latest`). Pretraining's input files, of any size, are not read
-    whole to be digested: its evaluation files are compared by their sizes
-    and first and last MiB (`Task.compared_examples`), and its training files
-    are not compared (`Task.training_data`).
+    restored: `RunCheckpoints.restore_latest`). Pretraining's input files, of
+    any size, are not read whole to be digested: its evaluation files are
+    compared by their sizes and first and last MiB (`Task.compared_examples`),
+    and its training files are not compared (`Task.training_data`).
     """
     settings = dict(record["options"], **record["task"], train_steps=record["train_steps"])
     settings["init_checkpoint"] = record["start_weights"] or record["options"]["init_checkpoint"]
