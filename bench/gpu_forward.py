@@ -3,7 +3,9 @@
 Ours is `BertEncoder` in a `tf.function`, without and with XLA (`--xla`),
 as an exported model or a user's own function runs it; HF is
 `transformers.BertModel` in eval mode under `torch.no_grad()`, with its
-default attention (PyTorch's scaled-dot-product kernels). Both read a
+default attention (PyTorch's scaled-dot-product kernels), in mixed
+precision both under autocast (`hf`) and with its weights cast to the
+16-bit type (`hf_half`, as half-precision models are usually served). Both read a
 fixed batch of real records (token ids, padding mask, segments) at
 sequence length 128, without dropout, in the precisions of `gpu_setup`.
 Each call returns the sequence and pooled outputs and reads the pooled
@@ -51,7 +53,8 @@ INPUTS = ("input_ids", "input_mask", "segment_ids")
 
 FLAGS = flags.FLAGS
 define_choices_flag("sizes", ["base", "large"], NAMED_SIZES, "Named model sizes to time.")
-gpu_setup.define_flags("passes", batch_size=32, iterations=20)
+gpu_setup.define_flags("passes", batch_size=32, iterations=20,
+                       implementations=("ours", "hf", "hf_half"))
 
 
 def our_runners(config, batch, policy):
@@ -71,19 +74,27 @@ def our_runners(config, batch, policy):
     return {("ours", jit): runner(jit) for jit in FLAGS.xla}
 
 
-def hf_runners(config, batch, policy):
-    """`{("hf", "no"): call}`: HF's `BertModel` on the GPU, autocast as `policy` says."""
-    model = transformers.BertModel(hf_bert_config(config)).cuda().eval()
+def hf_runner(config, batch, policy, half=False, device="cuda"):
+    """A call of HF's `BertModel` on `device` in `policy`'s precision.
+
+    By default under `torch.autocast` to `policy`'s 16-bit type (float32
+    weights, each matmul's inputs cast), as the training bench runs it;
+    `half`: with the weights themselves in that type and no autocast, the
+    way a model is usually served in half precision (no casts per call).
+    """
+    model = transformers.BertModel(hf_bert_config(config)).to(device).eval()
+    if half:
+        model.to(AUTOCAST[policy])
     tensors = {"input_ids": batch["input_ids"], "attention_mask": batch["input_mask"],
                "token_type_ids": batch["segment_ids"]}
-    tensors = {name: torch.from_numpy(value).long().cuda() for name, value in tensors.items()}
+    tensors = {name: torch.from_numpy(value).long().to(device) for name, value in tensors.items()}
 
     def run():
-        with torch.no_grad(), autocast(AUTOCAST[policy], "cuda"):
+        with torch.no_grad(), autocast(None if half else AUTOCAST[policy], device):
             outputs = model(**tensors)
         return outputs.pooler_output.float().cpu().numpy()
 
-    return {("hf", "no"): run}
+    return run
 
 
 def main(argv):
@@ -101,7 +112,9 @@ def main(argv):
             if "ours" in FLAGS.implementations:
                 runners.update(our_runners(config, batch, policy))
             if "hf" in FLAGS.implementations:
-                runners.update(hf_runners(config, batch, policy))
+                runners[("hf", "no")] = hf_runner(config, batch, policy)
+            if "hf_half" in FLAGS.implementations and AUTOCAST[policy] is not None:
+                runners[("hf_half", "no")] = hf_runner(config, batch, policy, half=True)
             times, _ = time_round_robin(runners, FLAGS.warmup, FLAGS.iterations)
             for (name, jit), samples in times.items():
                 walls = [wall for wall, _ in samples]

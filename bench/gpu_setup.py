@@ -26,21 +26,21 @@ from round_robin import define_choices_flag
 from shared_data import GOLDEN_RECORDS, define_path_flag
 
 AUTOCAST = {"float32": None, "mixed_bfloat16": torch.bfloat16, "mixed_float16": torch.float16}
-FRAMEWORK = {"ours": "tensorflow", "hf": "torch"}
+FRAMEWORK = {"ours": "tensorflow", "hf": "torch", "hf_half": "torch"}
 PEAK_DTYPE = {"float32": "float32", "mixed_bfloat16": "bfloat16", "mixed_float16": "float16"}
 
 
-def define_flags(timed, batch_size, iterations):
+def define_flags(timed, batch_size, iterations, implementations=("ours", "hf")):
     """Defines the flags both GPU benches take, `timed` naming what a timed call runs.
 
-    `--precisions`, `--implementations` (ours, hf), `--xla` (ours without
+    `--precisions`, `--implementations` (of `implementations`), `--xla` (ours without
     and/or with it), `--batch_size`, `--iterations` and `--warmup` (timed
     and untimed calls of each), `--records` (the real records whose batch is
     read) and `--peak_sizes` (8192 by default).
     """
     define_choices_flag("precisions", list(AUTOCAST), list(AUTOCAST), "Precisions to time.")
-    define_choices_flag("implementations", list(FRAMEWORK), list(FRAMEWORK),
-                        "Implementations to time: ours, HF or both (in one process).")
+    define_choices_flag("implementations", list(implementations), list(implementations),
+                        "Implementations to time, in one process.")
     define_choices_flag("xla", ["no", "yes"], ["no", "yes"], "Ours without and/or with XLA.")
     flags.DEFINE_integer("batch_size", batch_size, "Sequences per call.", lower_bound=1)
     flags.DEFINE_integer("iterations", iterations, f"Timed {timed} per implementation.",
