@@ -283,6 +283,8 @@ def test_long_context_answer_comes_from_its_best_window(tmp_path):
     best = [f.doc_span_index for f in dev.features if f.doc_span_index in logits
             and f.max_context[start_piece - f.doc_start]]
     assert len(logits) > 1 and len(best) == 1
-    assert answer["start_logit"] == pytest.approx(logits[best[0]], abs=1e-6)
+    # Within 1e-5: the run's prediction pass and this one may sum in other orders (on a
+    # GPU one is XLA-compiled: 2.5e-5 apart at 3.78); the other windows are further away.
+    assert answer["start_logit"] == pytest.approx(logits[best[0]], rel=1e-5)
     assert all(abs(value - logits[best[0]]) > 1e-4 for index, value in logits.items()
                if index != best[0])
