@@ -189,9 +189,10 @@ MIRRORED_SCRIPT = textwrap.dedent("""
 def test_mirrored_strategy_over_two_logical_cpus():
     """Each replica gets half of every global batch, in file order."""
     import json
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=str(REPO))
+    # `python -c` imports from its working folder; the caller's PYTHONPATH stays.
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
     out = subprocess.run([sys.executable, "-c", MIRRORED_SCRIPT, _golden(SAMPLE)],
-                         capture_output=True, text=True, env=env, timeout=300)
+                         capture_output=True, text=True, env=env, timeout=300, cwd=REPO)
     assert out.returncode == 0, out.stderr[-3000:]
     result = json.loads(out.stdout.strip().splitlines()[-1])
     assert result["replicas"] == 2

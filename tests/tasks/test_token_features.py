@@ -180,8 +180,9 @@ def test_features_are_computed_on_the_default_device_not_the_input_pipelines(tmp
     """A GPU run's feature-based tagger built its encoder inside the input pipeline's CPU
     scope (the train split's `Task.dataset`), and the dev split's XLA pass, placed on the
     GPU, could not read those variables. Two logical CPUs stand in for the CPU and the GPU."""
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=str(REPO))
+    # `python -c` imports from its working folder; the caller's PYTHONPATH stays.
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
     out = subprocess.run([sys.executable, "-c", TWO_DEVICES_SCRIPT, str(tmp_path)],
-                         capture_output=True, text=True, env=env, timeout=300)
+                         capture_output=True, text=True, env=env, timeout=300, cwd=REPO)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip().splitlines()[-1].endswith("/device:CPU:0")
