@@ -5,8 +5,8 @@ Choices that depend on them: whether bfloat16 is computed at speed
 (`modeling/token_dense.py`). `cpu_only_tensorflow` tells whether such a
 CPU choice applies at all, `onednn_enabled` whether oneDNN's kernels run.
 Linux lists the flags in `/proc/cpuinfo`; elsewhere they are unknown
-(None), and callers keep their default. Each file is read once per process: every dense layer of
-an encoder asks when it is built.
+(None), and callers keep their default. Each file is read once per
+process: every dense layer of an encoder asks when it is built.
 
 Example:
 

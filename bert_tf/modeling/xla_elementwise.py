@@ -25,9 +25,10 @@ LayerNorm casts to float32 and back around five passes of its own, and
 the fused pass made the bfloat16 forward pass 1.18x (Mini), 1.08x (Small)
 and 1.10x (Base) faster on the Intel AMX machine (in float32 there, that
 LayerNorm is oneDNN's kernel instead: `onednn_layer_norm.py`). Only traced
-graphs use them: in eager calls every new shape would compile again. A traced graph compiles the fused functions once per input
-shape it sees (0.15-0.27 s more for a Small encoder's first call with a
-new batch size or length on that machine); the runners' graphs retrace
+graphs use them: in eager calls every new shape would compile again. A
+traced graph compiles the fused functions once per input shape it sees
+(0.15-0.27 s more for a Small encoder's first call with a new batch size
+or length on that machine); the runners' graphs retrace
 per batch shape anyway, and their lengths are fixed. Exported SavedModels
 must run where XLA is not enabled (TF Serving's default), so
 `serving.export` traces them inside `without_xla()`, which turns it off.
