@@ -112,7 +112,7 @@ class RunCheckpoints:
         run's record (`run.json`), its TensorBoard scalars written on into
         the deleted file, and, where a new run was started in a folder of
         the same name, the two interleaving their checkpoints there (the
-        lock, `run_dir.OutputDirLock`, is on the deleted folder's file).
+        lock, `run_dir.OutputDirLock`, is on the deleted folder).
         """
         if self._output_dir_handle is None:
             return

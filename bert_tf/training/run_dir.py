@@ -2,11 +2,15 @@
 
 Two runs writing checkpoints into the same `output_dir` would interleave
 them, each resuming from the other's. `OutputDirLock` takes an exclusive
-`fcntl.flock` on `output_dir/.lock` for the life of a run; a second run fails
-at once naming the holder (host, process id, command line, start time).
-The kernel drops the lock when its holder dies, however it dies, so a stale
-`.lock` file never blocks a rerun. (flock is advisory and local: on network
-file systems that do not support it, two hosts are not kept apart.)
+`fcntl.flock` on the folder itself and on `output_dir/.lock` for the life
+of a run; a second run fails at once naming the holder (host, process id,
+command line, start time, from `.lock`). The folder's own lock is what
+stops a second run after someone deletes `.lock` mid-run (its new `.lock`
+would be a new file, free to lock); `.lock`'s lock is what works on NFS,
+where a folder cannot be locked. The kernel drops both when their holder
+dies, however it dies, so a stale `.lock` never blocks a rerun. (flock is
+advisory and local: on network file systems that do not support it, two
+hosts are not kept apart.)
 
 The runner takes the lock (`bert_tf.tasks.runner.run` for fine-tuning and
 `run_pretraining`); `Trainer` does not, so that tests and notebooks can
@@ -24,6 +28,7 @@ no other run can be writing in the folder.
 
 import contextlib
 import datetime
+import errno
 import fcntl
 import os
 import re
@@ -37,6 +42,7 @@ from bert_tf.file_set import cannot_write
 from bert_tf.leftover_files import left_by_dead_writer
 
 LOCK_NAME = ".lock"
+_HELD = object()  # `_lock_folder`'s answer where another process holds the folder
 _CHECKPOINT_TEMP_FOLDER = re.compile(r"^ckpt-\d+_temp$")
 
 
@@ -103,20 +109,26 @@ class OutputDirLock:
     def __init__(self, output_dir):
         self.output_dir = output_dir
         self.path = os.path.join(output_dir, LOCK_NAME)
+        self._folder = None
         self._file = None
 
     def __enter__(self):
         os.makedirs(self.output_dir, exist_ok=True)
-        handle = open(self.path, "a+", encoding="utf-8")
+        folder = _lock_folder(self.output_dir)
+        if folder is _HELD:
+            raise self._in_use()
+        self._folder = folder
+        try:
+            handle = open(self.path, "a+", encoding="utf-8")
+        except OSError:
+            self._release_folder()
+            raise
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            handle.seek(0)
-            holder = handle.read().strip() or "a process that has not written its name yet"
             handle.close()
-            raise OutputDirInUseError(
-                f"output_dir {self.output_dir} is in use by {holder}; wait for that run to "
-                "end or choose another --output_dir") from None
+            self._release_folder()
+            raise self._in_use() from None
         handle.seek(0)
         handle.truncate()
         started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
@@ -128,6 +140,7 @@ class OutputDirLock:
             fcntl.flock(handle, fcntl.LOCK_UN)
             with contextlib.suppress(OSError):  # its flush of what did not fit fails again
                 handle.close()
+            self._release_folder()
             raise cannot_write(self.path, error) from None
         self._file = handle
         remove_leftovers(self.output_dir)
@@ -139,4 +152,37 @@ class OutputDirLock:
         fcntl.flock(self._file, fcntl.LOCK_UN)
         self._file.close()
         self._file = None
+        self._release_folder()
         return False
+
+    def _in_use(self):
+        """The error naming the holder, as its `.lock` records it."""
+        try:
+            with open(self.path, encoding="utf-8") as handle:
+                holder = handle.read().strip() or "a process that has not written its name yet"
+        except FileNotFoundError:
+            holder = "a process whose .lock file was deleted"
+        return OutputDirInUseError(f"output_dir {self.output_dir} is in use by {holder}; wait "
+                                   "for that run to end or choose another --output_dir")
+
+    def _release_folder(self):
+        if self._folder is not None:
+            os.close(self._folder)  # closing drops its lock
+            self._folder = None
+
+
+def _lock_folder(folder):
+    """Takes an exclusive lock on `folder` itself.
+
+    Returns:
+        The locked descriptor; None where the file system cannot lock a
+        folder (NFS: its locks need a file open for writing); `_HELD` where
+        another process holds the lock.
+    """
+    descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as error:
+        os.close(descriptor)
+        return _HELD if error.errno == errno.EWOULDBLOCK else None
+    return descriptor

@@ -8,7 +8,7 @@ import pytest
 
 from bert_tf.checkpoints import save_tf1_checkpoint
 from bert_tf.modeling import BertEncoder
-from bert_tf.training.run_dir import OutputDirLock, remove_leftovers
+from bert_tf.training.run_dir import OutputDirInUseError, OutputDirLock, remove_leftovers
 from tests_shared import file_size_limit
 
 
@@ -53,3 +53,12 @@ def test_a_full_disk_names_the_lock_file_and_the_original_format_checkpoint(tmp_
             OSError, match=rf"^cannot write {tmp_path}/bert_model.ckpt: File too large$"):
         save_tf1_checkpoint(encoder, str(tmp_path / "bert_model.ckpt"))
     assert sorted(os.listdir(tmp_path)) == ["run"]
+
+
+def test_deleting_the_lock_file_mid_run_does_not_free_the_folder(tmp_path):
+    with OutputDirLock(str(tmp_path)):
+        os.remove(tmp_path / ".lock")
+        with pytest.raises(OutputDirInUseError, match="a process whose .lock file was deleted"):
+            OutputDirLock(str(tmp_path)).__enter__()
+    with OutputDirLock(str(tmp_path)):  # free again once the run ends
+        pass
