@@ -20,6 +20,7 @@ from bert_tf.leftover_files import (is_set_aside, left_by_dead_writer, remove_le
                                     set_aside_name, temporary_name)
 from bert_tf.modeling.xla_elementwise import without_xla
 from bert_tf.serving import sources
+from bert_tf.serving.mount_points import is_mount_point
 from bert_tf.serving.classifier_export import ClassifierServing
 from bert_tf.serving.encoder_export import EncoderServing
 from bert_tf.serving.masked_lm_export import MaskedLMServing
@@ -174,17 +175,13 @@ def check_export_dir(export_dir):
         if entries and "saved_model.pb" not in entries:
             raise FileExistsError(f"{export_dir}: exists and is not a SavedModel (no "
                                   "saved_model.pb); not replacing it")
-        if os.path.ismount(os.path.realpath(export_dir)):  # a container's volume, say
+        if is_mount_point(export_dir):  # a container's volume, say
             raise _mount_point_error(export_dir)
     prepare_folder_for(os.path.abspath(export_dir))
 
 
 def _mount_point_error(export_dir):
-    """The error of an export to a mount point, which the export's rename cannot move.
-
-    `os.path.ismount` does not see a bind mount of a folder of the same file
-    system: its rename fails after the export, with EBUSY.
-    """
+    """The error of an export to a mount point, which the export's rename cannot move."""
     return OSError(f"{export_dir}: a mount point, which an export cannot replace (it renames "
                    "a whole folder into place); export to a folder inside it")
 

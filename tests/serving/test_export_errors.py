@@ -4,6 +4,7 @@ import logging
 import os
 import re
 import shutil
+import subprocess
 
 import pytest
 import tensorflow as tf
@@ -11,7 +12,7 @@ from absl import logging as absl_logging
 
 from bert_tf import serving
 from bert_tf.scripts.classify_text import load_classifier
-from bert_tf.serving.export import _restore_set_aside
+from bert_tf.serving.export import _restore_set_aside, check_export_dir
 from bert_tf.checkpoints import CheckpointError
 from tests_shared import file_size_limit
 
@@ -237,3 +238,19 @@ def test_bad_arguments(classifier_folder, tmp_path):
                        vocab_file=str(long_vocab), max_seq_length=16)
     with pytest.raises(ValueError, match="max_seq_length=65 exceeds"):
         serving.export("encoder", classifier_folder[0], tmp_path / "out", max_seq_length=65)
+
+
+def test_a_bind_mounted_export_dir_is_refused_before_any_work(an_export, tmp_path):
+    """A bind mount of a folder of the same file system, which `os.path.ismount` misses."""
+    volume, served = tmp_path / "host_folder", tmp_path / "served"
+    _placed(an_export, volume)
+    served.mkdir()
+    if subprocess.run(["mount", "--bind", str(volume), str(served)],
+                      capture_output=True).returncode:
+        pytest.skip("this process may not mount folders")
+    try:
+        with pytest.raises(OSError, match=rf"^{served}: a mount point, which an export "
+                                          "cannot replace"):
+            check_export_dir(str(served))
+    finally:
+        subprocess.run(["umount", str(served)], check=True)
