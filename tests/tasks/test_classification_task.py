@@ -429,3 +429,38 @@ def test_a_finished_folder_without_its_training_checkpoints_scores_its_exported_
                                          r"training checkpoint to resume"):
         runner.run(task, quick_options(tmp_path / "out", do_train=True))
     assert (tmp_path / "out" / "bert_model.ckpt.index").read_bytes() == model
+
+
+def test_serving_refuses_files_other_than_the_trained_ones(cola, tmp_path):
+    """A run's folder served with another vocabulary, an edited config or reordered labels:
+    each export would have run and answered wrongly without a word."""
+    from bert_tf.errors import UsageError
+    from bert_tf.scripts.trained_settings import check_trained_files
+    from bert_tf.tasks.run_record import recorded_run
+    folder = shutil.copytree(cola[1], tmp_path / "out")
+    record = recorded_run(str(folder))
+    check_trained_files(str(folder), record, needs_labels=True)
+    vocab = (folder / "vocab.txt").read_text()
+    same_tokens = tmp_path / "crlf_vocab.txt"
+    same_tokens.write_bytes(vocab.replace("\n", "\r\n").encode())
+    check_trained_files(str(folder), record, str(same_tokens))
+    other = tmp_path / "other_vocab.txt"
+    other.write_text(vocab.replace("\nhello\n", "\nhallo\n"))
+    with pytest.raises(UsageError, match=rf"^{other}: not the vocabulary the model in {folder} "
+                                         "was trained with"):
+        check_trained_files(str(folder), record, str(other))
+    shutil.copy(other, folder / "vocab.txt")  # the folder's own replaced: no tokens to compare
+    with pytest.raises(UsageError, match="vocab.txt: not the vocabulary"):
+        check_trained_files(str(folder), record)
+    shutil.copy(cola[1] / "vocab.txt", folder / "vocab.txt")
+    config = folder / "bert_config.json"
+    config.write_text(config.read_text().replace('"gelu"', '"relu"'))
+    with pytest.raises(UsageError, match=r"differs from the one its model was trained with "
+                                         r".*hidden_act='relu' \(trained: 'gelu'\)$"):
+        check_trained_files(str(folder), record)
+    shutil.copy(cola[1] / "bert_config.json", config)
+    (folder / "labels.txt").write_text("1\n0\n")
+    with pytest.raises(UsageError, match=r"labels.txt: labels \['1', '0'\], but the model was "
+                                         r"trained with \['0', '1'\], in that order"):
+        check_trained_files(str(folder), record, needs_labels=True)
+    check_trained_files(str(folder), record)  # an encoder export names no labels
