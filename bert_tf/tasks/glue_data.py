@@ -4,8 +4,9 @@ Each task is a declarative `TsvTask`: which file holds each split, which
 0-based columns hold text A, text B and the label, whether a header comes
 first, and the label set (None for the STS-B regression). Malformed rows
 fail with the file and line; so do unknown labels, scores that are not finite
-numbers and empty splits. Rows with more fields than the header are read as
-the original reads them, with a warning.
+numbers, blank lines, empty splits and a file whose header is missing (its
+first row would be skipped as the header). Rows with more fields than the
+header are read as the original reads them, with a warning.
 """
 
 import csv
@@ -87,6 +88,7 @@ class TsvTask:
             if width is None:
                 width = len(row)
                 if columns.header:
+                    self._check_header(path, row, columns)
                     continue
             if len(row) > width:
                 wider.append(line)
@@ -101,9 +103,40 @@ class TsvTask:
                 "header" if columns.header else "first row", width)
         return examples
 
+    def _check_header(self, path, row, columns):
+        """Refuses a first line that is a row of data: skipped as the header, as the
+        original skips it, it would be an example lost without a word.
+
+        GLUE's headers name their columns; its rows start with an index (or,
+        in MRPC's labelled files, the label) and hold a label in its column.
+        """
+        label = None
+        if columns.label is not None and -len(row) <= columns.label < len(row):
+            label = row[columns.label]
+        if label is not None and self._is_label(label):
+            found = f"its label column holds the label {label!r}"
+        elif row and row[0].strip().isdigit():
+            found = f"it starts with the number {row[0].strip()}"
+        else:
+            return
+        raise ValueError(f"{path}:1: a row of data where the header should be ({found}); "
+                         f"task {self.name}'s files start with a header line, which is "
+                         "skipped, so this row would be lost. Put the header back")
+
+    def _is_label(self, value):
+        if not self.is_regression:
+            return value in self.labels
+        try:
+            return math.isfinite(float(value))
+        except ValueError:
+            return False
+
     def _example(self, path, line, row, split, columns):
         needed = max(abs(c) + (c >= 0) for c in (columns.text_a, columns.text_b, columns.label)
                      if c is not None)
+        if not row:
+            raise ValueError(f"{path}:{line}: a blank line; each line is one example of at "
+                             f"least {needed} tab-separated columns")
         if len(row) < needed:
             raise ValueError(f"{path}:{line}: expected at least {needed} tab-separated "
                              f"columns, got {len(row)}")
@@ -204,9 +237,10 @@ def tsv_task(data_dir):
         text = ["sentence"] if "sentence" in header else ["sentence1", "sentence2"]
         missing = [name for name in text if name not in header]
         if missing:
-            raise ValueError(f"{path}:1: header {header} lacks the column(s) {missing} (the "
-                             "text is in a column `sentence`, or in `sentence1` and "
-                             "`sentence2`)")
+            raise ValueError(f"{path}:1: the first line is not a header naming the columns: "
+                             f"{header} lacks {missing} (the text is in a column `sentence`, "
+                             "or in `sentence1` and `sentence2`; the label, if any, in "
+                             "`label`)")
         columns[split] = Columns(
             header.index(text[0]), header.index(text[1]) if len(text) == 2 else None,
             header.index("label") if "label" in header else None)

@@ -95,9 +95,10 @@ def test_own_tsv_task_reads_header_and_labels(tmp_path):
     assert (example.text_a, example.label) == ("Tyger Tyger.", 1)
     assert task.read(str(tmp_path), "test")[0].label is None
     (tmp_path / "train.tsv").write_text("text\tlabel\nTyger Tyger.\tblake\n")
-    with pytest.raises(ValueError, match=r"train.tsv:1: header \['text', 'label'\] lacks the "
-                                         r"column\(s\) \['sentence1', 'sentence2'\] \(the "
-                                         r"text is in a column `sentence`, or in"):
+    with pytest.raises(ValueError, match=r"train.tsv:1: the first line is not a header naming "
+                                         r"the columns: \['text', 'label'\] lacks "
+                                         r"\['sentence1', 'sentence2'\] \(the text is in a "
+                                         r"column `sentence`, or in"):
         tsv_task(str(tmp_path))
 
 
@@ -172,3 +173,29 @@ def test_own_tsv_task_with_only_a_test_file(tmp_path):
     assert task.read(str(tmp_path), "test")[0].text_a == "Emma smiled."
     with pytest.raises(FileNotFoundError, match="train.tsv: file not found"):
         task.read(str(tmp_path), "train")
+
+
+@pytest.mark.parametrize("task_name,split,found", [
+    ("MRPC", "train", "its label column holds the label '1'"),
+    ("MRPC", "test", "it starts with the number 0"),
+    ("STS-B", "dev", "its label column holds the label '5.000'"),
+    ("SST-2", "dev", "its label column holds the label '1'")])
+def test_a_file_without_its_header_is_refused_not_read_one_row_short(tmp_path, task_name,
+                                                                     split, found):
+    """The original skips line 1 of these files as the header: a file without one lost
+    its first example, and a test file's predictions were matched to the wrong rows."""
+    task = get_task(task_name)
+    lines = (shared_path("glue", task_name) / task.files[split]).read_text(
+        encoding="utf-8-sig").splitlines(keepends=True)
+    (tmp_path / task.files[split]).write_text("".join(lines[1:]), encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"{task.files[split]}:1: a row of data where the "
+                                         rf"header should be \({found}\); task "
+                                         rf"{task.name}'s files start with a header line"):
+        task.read(str(tmp_path), split)
+
+
+def test_a_blank_line_is_named_as_one(tmp_path):
+    data_dir = _write(tmp_path, "index\tsentence1\tsentence2\tlabel\n0\ta\tb\tentailment\n\n")
+    with pytest.raises(ValueError, match="train.tsv:3: a blank line; each line is one example "
+                                         "of at least 4 tab-separated columns"):
+        get_task("rte").read(data_dir, "train")
