@@ -1,7 +1,8 @@
 """Which files a run reads, checked before any work.
 
 * `expand_input_patterns`: the one reading of an `--input_file` flag, for
-  text and TFRecord inputs alike: a comma list of paths or globs.
+  text and TFRecord inputs alike: a comma list of paths or globs (a file
+  named twice is read twice, as the original reads it, with a warning).
 * `check_text_file`: refuses a file that is not text (a TFRecord, this
   tool's own earlier output, an archive, random bytes) rather than letting
   its bytes pass for sentences.
@@ -90,7 +91,21 @@ def expand_input_patterns(input_patterns: Union[str, Sequence[str]]) -> List[str
             raise ValueError(f"input pattern {pattern!r} {what}; name its files "
                              f"({os.path.join(folders[0], '*')})")
         files.extend(matched)
+    _warn_of_repeats(files, patterns)
     return files
+
+
+def _warn_of_repeats(files, patterns):
+    """Warns of each file the patterns name more than once: it is read that many times (as
+    the original tool reads it), its documents or records counted twice in the data."""
+    seen = set()
+    for path in files:
+        key = os.path.realpath(path) if "://" not in path else path
+        if key in seen:
+            logging.warning("input file %s is named more than once by --input_file=%s: it is "
+                            "read each time, its text or records repeated in the data",
+                            path, ",".join(patterns))
+        seen.add(key)
 
 
 def check_text_file(path: str) -> None:

@@ -114,6 +114,15 @@ def test_patterns_globs_and_comma_lists(tmp_path):
     assert sum(1 for _ in ds) == 118
 
 
+def test_a_file_named_twice_is_read_twice_with_a_warning(tmp_path, caplog):
+    paths = _write_shards(_golden(SAMPLE), str(tmp_path), 2)
+    with caplog.at_level("WARNING"):
+        files = expand_input_patterns(f"{paths[0]},{tmp_path / 'shard-*'}")
+    assert files[0] == paths[0] and sorted(files[1:]) == paths  # as the original reads them
+    assert caplog.text.count("is named more than once") == 1
+    assert f"input file {paths[0]} is named more than once" in caplog.text
+
+
 def test_missing_file_is_named(tmp_path):
     missing = str(tmp_path / "nothing-*.tfrecord")
     with pytest.raises(ValueError, match="nothing-"):
