@@ -10,8 +10,10 @@ classifier SavedModel (see docs/SERVING.md) to `<model_dir>/saved_model`
 was trained with (run.json) unless given, and the export is reused while
 it is newer than the checkpoint and was made with the same settings.
 `--export_dir` alone classifies with an existing export.
-Prints the predicted label and the text (a pair: both, tab-separated), then
-the probability of each label (the score, for a regression model).
+Prints the predicted label and the text (a pair: both, tab-separated; a
+tab, line break or backslash in a text shown as `\t`, `\n`, `\r` or `\\`,
+so that each result keeps its one line and its fields), then the
+probability of each label (the score, for a regression model).
 """
 
 import json
@@ -172,14 +174,21 @@ def run():
     labels = [label.decode() for label in _made_with(served)["labels"]]
     outputs = classify(served, FLAGS.text, FLAGS.text_b)
     for index, text in enumerate(FLAGS.text):
+        text = _escaped(text)
         if FLAGS.text_b:
-            text = f"{text}\t{FLAGS.text_b[index]}"
+            text = f"{text}\t{_escaped(FLAGS.text_b[index])}"
         if "score" in outputs:
             print_output(f"{outputs['score'][index]:.4f}\t{text}")
             continue
         ranked = sorted(zip(labels, outputs["probabilities"][index]), key=lambda p: -p[1])
         print_output(f"{ranked[0][0]}\t{text}")
         print_output("    " + "  ".join(f"{label}={p:.3f}" for label, p in ranked))
+
+
+def _escaped(text):
+    """`text` with the characters that would break its output line or field escaped."""
+    return text.translate({ord("\\"): "\\\\", ord("\t"): "\\t", ord("\n"): "\\n",
+                           ord("\r"): "\\r"})
 
 
 def console_main():

@@ -288,3 +288,10 @@ def test_classify_text_remakes_its_export_when_a_shard_of_the_weights_changes(tm
     assert classify_text._newer_than_sources(str(export), str(tmp_path))
     os.utime(tmp_path / shards[1], (now + 10, now + 10))  # new weights in one shard
     assert not classify_text._newer_than_sources(str(export), str(tmp_path))
+
+
+def test_classify_text_shows_a_tab_or_line_break_of_a_text_escaped():
+    from tests_shared import load_script
+    escaped = load_script("classify_text.py")._escaped
+    assert escaped("a\tb\nc\r\\d") == "a\\tb\\nc\\r\\\\d"
+    assert escaped("plain text") == "plain text"
