@@ -61,10 +61,16 @@ def _load_mapping(path, what, value_types, described):
     if not isinstance(mapping, dict):
         raise squad_data.SquadFormatError(
             f"{path}: expected a JSON object {{question id: {what}}}")
+    if isinstance(mapping.get("data"), list):
+        raise squad_data.SquadFormatError(
+            f"{path}: a SQuAD data file, not {what} by question id (the data file comes "
+            "first, then the predictions)")
     for qas_id, value in mapping.items():
         if not isinstance(value, value_types) or isinstance(value, bool):
+            found = repr(value)
             raise squad_data.SquadFormatError(
-                f"{path}: question {qas_id}: the {what} must be {described}, found {value!r}")
+                f"{path}: question {qas_id}: the {what} must be {described}, found "
+                f"{found if len(found) <= 80 else found[:77] + '...'}")
     return mapping
 
 

@@ -24,10 +24,12 @@ file and the question id, or the position where there is no id.
 import dataclasses
 import gzip
 import json
+import os
 
 from absl import logging
 
 _WHITESPACE = frozenset(" \t\r\n\u202f")
+GZIP_MAGIC = b"\x1f\x8b"  # the first two bytes of every gzip file
 
 
 class SquadFormatError(ValueError):
@@ -88,10 +90,14 @@ def split_words(text):
 
 
 def load_squad_json(path):
-    """Returns the parsed JSON of a SQuAD file (gzip if the name ends in .gz)."""
-    opener = gzip.open if str(path).endswith(".gz") else open
+    """Returns the parsed JSON of a SQuAD file: plain or gzip (told by its first bytes,
+    whatever its name), with or without a UTF-8 BOM."""
+    if os.path.isdir(path):
+        raise SquadFormatError(f"{path}: a folder; name the SQuAD JSON file in it")
+    with open(path, "rb") as f:
+        compressed = f.read(2) == GZIP_MAGIC
     try:
-        with opener(path, "rt", encoding="utf-8") as f:
+        with (gzip.open if compressed else open)(path, "rt", encoding="utf-8-sig") as f:
             content = json.load(f)
     except json.JSONDecodeError as error:
         raise SquadFormatError(f"{path}: not valid JSON: {error}") from None
@@ -106,7 +112,7 @@ def read_squad_examples(path, is_training, version_2_with_negative=False):
     """Returns the `SquadExample`s of one file, in file order.
 
     Args:
-        path: SQuAD JSON, plain or gzip (`.gz`).
+        path: SQuAD JSON, plain or gzip.
         is_training: read answer spans (one answer per question, required).
         version_2_with_negative: training questions may be `is_impossible`.
 
@@ -116,10 +122,11 @@ def read_squad_examples(path, is_training, version_2_with_negative=False):
             `answer_start` that does not point at the answer text.
     """
     examples = []
-    skipped = 0
+    skipped = unanswerable = 0
     for context, questions in squad_paragraphs(path, load_squad_json(path)):
         words, char_to_word = split_words(context)
         for qa in questions:
+            unanswerable += qa.get("is_impossible", False)
             if not is_training:
                 examples.append(SquadExample(qa["id"], qa["question"], words,
                                              gold_answers=gold_answers(qa)))
@@ -132,6 +139,10 @@ def read_squad_examples(path, is_training, version_2_with_negative=False):
                 examples.append(example)
     logging.info("%s: %d questions read, %d skipped (answer not recoverable from the "
                  "context's words)", path, len(examples), skipped)
+    if unanswerable and not version_2_with_negative:
+        logging.warning("%s: %d questions are unanswerable (SQuAD 2.0 `is_impossible`), and "
+                        "without --version_2_with_negative each gets an answer; pass it to "
+                        "let the model answer nothing", path, unanswerable)
     return examples
 
 
@@ -193,6 +204,9 @@ def _check_question(position, path, qa, seen_ids):
     if not isinstance(qa.get("question"), str) or not qa["question"].strip():
         raise SquadFormatError(f'{where}: empty question (a non-empty "question" string '
                                'is needed)')
+    if not isinstance(qa.get("is_impossible", False), bool):
+        raise SquadFormatError(f'{where}: "is_impossible" must be true or false, found '
+                               f'{qa["is_impossible"]!r}')
     answers = qa.get("answers", [])
     if not isinstance(answers, list):
         raise SquadFormatError(f'{where}: "answers" must be a list')

@@ -126,6 +126,8 @@ ANSWER_LAYOUT = r'answer 0 must be an object with a string "text" and an integer
      f"question q1: {ANSWER_LAYOUT}"),
     ([{"paragraphs": [paragraph([{"id": "q1", "question": "Who?", "answers": "Smith"}])]}],
      r'question q1: "answers" must be a list'),
+    ([{"paragraphs": [paragraph([question("q1", "Smith", 20, is_impossible="false")])]}],
+     r'question q1: "is_impossible" must be true or false, found \'false\''),
 ])
 @pytest.mark.parametrize("is_training", [True, False])
 def test_bad_layout_names_file_and_position(tmp_path, data, message, is_training):
@@ -156,10 +158,38 @@ def test_malformed_json_names_the_file(tmp_path):
     path.write_text('[1, 2]', encoding="utf-8")
     with pytest.raises(squad_data.SquadFormatError, match=r'broken.json: expected .*"data"'):
         squad_data.read_squad_examples(path, is_training=False)
-    not_gzip = tmp_path / "plain.json.gz"
-    not_gzip.write_text("{}", encoding="utf-8")
-    with pytest.raises(squad_data.SquadFormatError, match=r"plain.json.gz: cannot be read"):
-        squad_data.read_squad_examples(not_gzip, is_training=False)
+    cut_short = tmp_path / "cut.json.gz"
+    cut_short.write_bytes(gzip.compress(b'{"data": []}')[:12])
+    with pytest.raises(squad_data.SquadFormatError, match=r"cut.json.gz: cannot be read"):
+        squad_data.read_squad_examples(cut_short, is_training=False)
+    with pytest.raises(squad_data.SquadFormatError, match=rf"^{tmp_path}: a folder; name the "
+                                                          "SQuAD JSON file in it$"):
+        squad_data.read_squad_examples(tmp_path, is_training=False)
+
+
+def test_a_file_is_read_by_what_it_holds_not_its_name(tmp_path):
+    """gzip without `.gz`, `.gz` without gzip, a UTF-8 BOM: each read as it is."""
+    qas = [question("q1", "1895", CONTEXT.index("1895"))]
+    compressed = squad_file(tmp_path, qas, name="a.json.gz").rename(tmp_path / "gzip.json")
+    plain = squad_file(tmp_path, qas).rename(tmp_path / "plain.json.gz")
+    with_bom = tmp_path / "bom.json"
+    with_bom.write_bytes(b"\xef\xbb\xbf" + plain.read_bytes())
+    for path in (compressed, plain, with_bom):
+        (example,) = squad_data.read_squad_examples(path, is_training=True)
+        assert example.orig_answer_text == "1895"
+
+
+def test_squad_2_questions_read_without_the_flag_are_warned_about(tmp_path, caplog):
+    qas = [{"id": "q0", "question": "Why?", "answers": [], "is_impossible": True},
+           question("q1", "sang", CONTEXT.index("sang"), is_impossible=False)]
+    path = squad_file(tmp_path, qas, version="v2.0")
+    with caplog.at_level("WARNING"):
+        squad_data.read_squad_examples(path, is_training=False, version_2_with_negative=True)
+    assert "unanswerable" not in caplog.text
+    with caplog.at_level("WARNING"):
+        squad_data.read_squad_examples(path, is_training=False)
+    assert (f"{path}: 1 questions are unanswerable (SQuAD 2.0 `is_impossible`), and without "
+            "--version_2_with_negative each gets an answer") in caplog.text
 
 
 def test_real_files_read_completely():

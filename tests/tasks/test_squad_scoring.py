@@ -127,6 +127,16 @@ def test_command_line_errors_name_the_file(tmp_path, capsys):
     with pytest.raises(SystemExit):
         evaluate_squad.main([data, predictions, "-n", odds])
     assert capsys.readouterr().err == f"error: {odds}: no null odds for question q2\n"
+    with pytest.raises(SystemExit):  # the data file given as the predictions too
+        evaluate_squad.main([data, data])
+    assert capsys.readouterr().err == (f"error: {data}: a SQuAD data file, not answer text by "
+                                       "question id (the data file comes first, then the "
+                                       "predictions)\n")
+    long_answer = write(tmp_path / "long.json", {"q1": ["x" * 500]})
+    with pytest.raises(SystemExit):
+        evaluate_squad.main([data, long_answer])
+    assert capsys.readouterr().err == (f"error: {long_answer}: question q1: the answer text "
+                                       f"must be a string, found ['{'x' * 75}...\n")
 
 
 V1_ANSWERED = [qa("q1", "Paris"), qa("q2", "Nile")]
