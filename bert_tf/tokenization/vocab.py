@@ -160,5 +160,20 @@ def vocab_is_lower_cased(path):
     >>> vocab_is_lower_cased(f.name)
     False
     """
-    return not any(token != token.lower() for token in load_vocab(path)
-                   if not (token.startswith("[") and token.endswith("]")))
+    return vocabulary_casing(load_vocab(path)) != "cased"
+
+
+def vocabulary_casing(tokens):
+    """"cased" (a token holds a capital), "uncased" (letters, no capitals) or None (no
+    letters that have a case: a Chinese vocabulary, say); the bracketed special tokens
+    (`[CLS]`, `[unused0]`) are left out.
+
+    >>> vocabulary_casing(["[CLS]", "the", "##s"]), vocabulary_casing(["The"])
+    ('uncased', 'cased')
+    >>> print(vocabulary_casing(["[unused0]", "\u4e2d", "1"]))
+    None
+    """
+    words = [token for token in tokens if not (token.startswith("[") and token.endswith("]"))]
+    if any(word != word.lower() for word in words):
+        return "cased"
+    return "uncased" if any(word != word.upper() for word in words) else None
