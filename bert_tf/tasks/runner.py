@@ -267,8 +267,12 @@ def _run_phases(task, options, strategy, splits):
             write_texts({os.path.join(options.output_dir, name): text for name, text in
                          {EVAL_RESULTS_FILE: eval_results_text(results), **files}.items()})
     if options.do_predict and trainer.is_chief:
-        task.write_predictions(task.predict(context, splits["test"]), splits["test"],
-                               options.output_dir)
+        outputs = task.predict(context, splits["test"])
+        stale = os.path.join(options.output_dir, EVAL_RESULTS_FILE)
+        if task.evaluates_its_predictions and not options.do_eval and os.path.exists(stale):
+            os.remove(stale)  # before the new predictions: never beside them
+            logging.info("removed %s: it scored the predictions this run replaces", stale)
+        task.write_predictions(outputs, splits["test"], options.output_dir)
     if options.export_dir and trainer.is_chief:
         task.export_savedmodel(trainer.model, options.export_dir)
         logging.info("wrote the %s SavedModel to %s", task.serving_kind, options.export_dir)

@@ -148,9 +148,13 @@ class SquadTask(Task):
         return squad_split
 
     def _read_file(self, path, is_training):
-        where = f"--{'train' if is_training else 'predict'}_file={path}"
-        examples = squad_data.read_squad_examples(path, is_training,
-                                                  self.options.version_2_with_negative)
+        flag = f"--{'train' if is_training else 'predict'}_file="
+        where = f"{flag}{path}"
+        try:
+            examples = squad_data.read_squad_examples(path, is_training,
+                                                      self.options.version_2_with_negative)
+        except squad_data.SquadFormatError as error:  # "PATH: ...", named as the flag gave it
+            raise squad_data.SquadFormatError(f"{flag}{error}") from None
         _check_questions(where, examples, is_training)
         features = squad_features.convert_examples_to_features(
             examples, self.tokenizer, self.options.max_seq_length, self.options.doc_stride,
@@ -197,6 +201,7 @@ class SquadTask(Task):
         squad_postprocessing.write_prediction_files(output_dir, *self.answers(outputs, split))
 
     output_files = squad_postprocessing.PREDICTION_FILES
+    evaluates_its_predictions = True
 
     serving_kind = "span_qa"
 

@@ -201,6 +201,11 @@ class Task(abc.ABC):
     # The names of the files the task writes into `output_dir` (predictions, scores).
     output_files = ()
 
+    # Whether --do_eval scores the very examples --do_predict writes predictions of
+    # (SQuAD's --predict_file): a prediction run without --do_eval then removes the
+    # eval_results.txt of an earlier run, which scored other predictions.
+    evaluates_its_predictions = False
+
     def export(self, model, output_dir):
         """Writes the trained model for others to use (by default nothing)."""
 

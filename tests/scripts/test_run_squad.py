@@ -128,13 +128,14 @@ def test_data_dir_is_no_flag_of_run_squad(tmp_path):
 
 
 def test_a_predict_file_that_is_a_folder_is_named_in_one_line(tmp_path):
-    """Python's "[Errno 21] Is a directory: 'PATH'" is told as "PATH: Is a directory"."""
+    """Python's "[Errno 21] Is a directory: 'PATH'", told with the flag and what to do."""
     result = run_script("run_squad.py", "--do_predict", f"--predict_file={tmp_path}",
                         f"--bert_config_file={write_tiny_bert_config(tmp_path / 'c.json')}",
                         f"--vocab_file={shared_path('vocab', 'bert-base-uncased-vocab.txt')}",
                         f"--output_dir={tmp_path / 'out'}", "--max_seq_length=128")
     assert result.returncode == 1
-    assert result.stderr.splitlines()[-1] == f"run_squad: error: {tmp_path}: Is a directory"
+    assert result.stderr.splitlines()[-1] == (f"run_squad: error: --predict_file={tmp_path}: "
+                                              "a folder; name the SQuAD JSON file in it")
 
 
 def test_every_original_flag_with_its_default():

@@ -114,6 +114,13 @@ def test_version_2_predict_and_eval(tmp_path):
     assert set(null_odds) == set(predictions) and len(predictions) == 12
     # "" exactly where the null odds are above the threshold (0.0).
     assert all((predictions[k] == "") == (null_odds[k] > 0.0) for k in predictions)
+    # Predictions of another file into that folder: its eval_results.txt scored the
+    # earlier ones, and goes with them.
+    other = SquadTask(task.model_files, train, squad_subset(tmp_path, "dev-v2.0", 4),
+                      options)
+    runner.run(other, quick_options(out, do_predict=True))
+    assert len(json.loads((out / "predictions.json").read_text())) == 4
+    assert not (out / "eval_results.txt").exists()
 
 
 def test_missing_files_are_usage_errors(tmp_path):
