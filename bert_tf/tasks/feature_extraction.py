@@ -12,6 +12,7 @@ import re
 
 import numpy as np
 import tensorflow as tf
+from absl import logging
 
 from bert_tf.errors import UsageError
 from bert_tf.tasks.packing import pack_tokens, stack_inputs
@@ -133,13 +134,20 @@ def extract_features(examples, tokenizer, layer_features, max_seq_length, batch_
         for row, (example, p) in enumerate(batch):
             yield example, p.tokens, values[row, :, :len(p.tokens)]
 
-    batch, full_batch_ran = [], False
+    batch, full_batch_ran, read, cut = [], False, 0, 0
     for example in examples:
         tokens_a = tokenizer.tokenize(example.text_a)
         tokens_b = tokenizer.tokenize(example.text_b) if example.text_b is not None else None
+        read += 1
+        cut += len(tokens_a) + len(tokens_b or ()) + (3 if tokens_b else 2) > max_seq_length
         batch.append((example, pack_tokens(tokens_a, tokens_b, tokenizer, max_seq_length)))
         if len(batch) == batch_size:
             yield from flush(batch, batch_size)
             batch, full_batch_ran = [], True
     if batch:
         yield from flush(batch, batch_size if full_batch_ran else len(batch))
+    if not read:
+        logging.warning("no example to extract: the input has no line of text")
+    if cut:
+        logging.warning("%d of %d examples were cut to max_seq_length %d pieces (their features "
+                        "stop there)", cut, read, max_seq_length)

@@ -63,6 +63,9 @@ class JsonLinesWriter(_AtomicFile):
     """
 
     def __init__(self, path, layer_indexes, concat_layers=False):
+        if path.endswith(".npz"):  # a numpy reader would fail on JSON text
+            raise UsageError(f"--output_file={path}: a name ending in .npz, but "
+                             "--output_format=jsonl; pass --output_format=npz for an npz file")
         super().__init__(path)
         self.layer_indexes = list(layer_indexes)
         self.concat_layers = concat_layers

@@ -173,9 +173,11 @@ def convert_examples_to_features(examples, tokenizer, max_seq_length=384, doc_st
     cls_id, sep_id = tokenizer.convert_tokens_to_ids(["[CLS]", "[SEP]"])
     paragraphs = _ParagraphPieces(tokenizer)
     features = []
-    split_examples = 0
+    split_examples = cut_questions = 0
     for example_index, example in enumerate(examples):
-        query_tokens = tokenizer.tokenize(example.question_text)[:max_query_length]
+        query_tokens = tokenizer.tokenize(example.question_text)
+        cut_questions += len(query_tokens) > max_query_length
+        query_tokens = query_tokens[:max_query_length]
         query_ids = [cls_id] + tokenizer.convert_tokens_to_ids(query_tokens) + [sep_id]
         pieces, piece_ids, piece_to_word, word_to_piece = paragraphs.of(example.doc_tokens)
         answer = _answer_pieces(example, pieces, word_to_piece, tokenizer) \
@@ -200,8 +202,9 @@ def convert_examples_to_features(examples, tokenizer, max_seq_length=384, doc_st
                 start_position=labels[0], end_position=labels[1],
                 is_impossible=example.is_impossible))
     logging.info("%d examples -> %d windows (%d contexts longer than one window, "
-                 "max_seq_length %d, doc_stride %d)", len(examples), len(features),
-                 split_examples, max_seq_length, doc_stride)
+                 "max_seq_length %d, doc_stride %d; %d questions cut to max_query_length %d "
+                 "pieces)", len(examples), len(features), split_examples, max_seq_length,
+                 doc_stride, cut_questions, max_query_length)
     return features
 
 

@@ -58,3 +58,25 @@ def test_several_layers_out_of_range_are_named_together():
         resolve_layer_indexes("-1,-2,-3,-4", 2)
     assert str(error.value) == ("--layers=-1,-2,-3,-4: -3, -4 are not layers of a 2-layer "
                                 "model (use indexes in [-2, 1])")
+
+
+def test_examples_cut_to_the_length_and_an_empty_input_are_counted(caplog):
+    """Both passed without a word: a 200-token line's features stopped at 64 tokens."""
+    examples = [TextExample(0, "a " * 6), TextExample(1, "b " * 7), TextExample(2, "c d",
+                                                                            "e " * 4)]
+    with caplog.at_level("WARNING"):
+        results = list(extract_features(examples, _Tokenizer(), _RecordingLayers(), 8, 2))
+    assert [len(tokens) for _, tokens, _ in results] == [8, 8, 8]
+    assert "2 of 3 examples were cut to max_seq_length 8 pieces" in caplog.text
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        assert list(extract_features([], _Tokenizer(), _RecordingLayers(), 8, 2)) == []
+    assert "no example to extract: the input has no line of text" in caplog.text
+
+
+def test_a_json_lines_file_named_npz_is_refused(tmp_path):
+    from bert_tf.tasks.feature_writers import JsonLinesWriter
+    with pytest.raises(UsageError, match=r"x.npz: a name ending in .npz, but "
+                                         r"--output_format=jsonl"):
+        JsonLinesWriter(str(tmp_path / "x.npz"), [-1])
+    assert list(tmp_path.iterdir()) == []

@@ -79,14 +79,16 @@ def test_long_context_windows_max_context_and_labels(tmp_path, tokenizer):
         (0, 0), (0, 0), (17 - 8 + 5, 17 - 8 + 5), (17 - 12 + 5, 17 - 12 + 5)]
 
 
-def test_query_truncated_and_impossible_labels(tmp_path, tokenizer):
+def test_query_truncated_and_impossible_labels(tmp_path, tokenizer, caplog):
     qas = [{"id": "q", "question": "one two three four five six", "answers": [],
             "is_impossible": True}]
     path = write_squad(tmp_path, NUMBERS, qas, version="v2.0")
     examples = squad_data.read_squad_examples(path, True, version_2_with_negative=True)
-    features = squad_features.convert_examples_to_features(
-        examples, tokenizer, max_seq_length=24, doc_stride=10, max_query_length=4,
-        is_training=True)
+    with caplog.at_level("INFO"):
+        features = squad_features.convert_examples_to_features(
+            examples, tokenizer, max_seq_length=24, doc_stride=10, max_query_length=4,
+            is_training=True)
+    assert "1 questions cut to max_query_length 4 pieces" in caplog.text
     assert features[0].tokens[:6] == ["[CLS]", "one", "two", "three", "four", "[SEP]"]
     assert [f.doc_length for f in features] == [17, 10]
     assert all((f.start_position, f.end_position, f.is_impossible) == (0, 0, True)
