@@ -16,16 +16,46 @@ before the file's first one (the document it opens is the file's head).
 """
 
 import dataclasses
+import os
 
+from absl import logging
+
+from bert_tf.errors import UsageError
 from bert_tf.text_files import NotUtf8Error, utf8_lines
 
 DOCSTART = "-DOCSTART-"
 COLUMNS = 4
 ENTITY_TYPES = ("PER", "ORG", "LOC", "MISC")
+# File names of each split in --data_dir: the CoNLL release's, or the common renaming.
+SPLIT_FILES = {"train": ("eng.train", "train.txt"), "dev": ("eng.testa", "valid.txt"),
+               "test": ("eng.testb", "test.txt")}
 
 
 class ConllFormatError(ValueError):
     """Bad CoNLL input; the message names the file and line."""
+
+
+def split_file(data_dir, split):
+    """The file of `split` in `data_dir`: the one of its `SPLIT_FILES` names there.
+
+    Raises:
+        UsageError: no `data_dir`, or both names there (which one is meant?).
+        FileNotFoundError: neither name there.
+    """
+    names = SPLIT_FILES[split]
+    if not data_dir:
+        raise UsageError(f"--data_dir is required: the folder of the CoNLL-2003 files "
+                         f"({' or '.join(names)} for the {split} split)")
+    present = [os.path.join(data_dir, name) for name in names
+               if os.path.exists(os.path.join(data_dir, name))]
+    if not present:
+        raise FileNotFoundError(f"--data_dir={data_dir}: no {' or '.join(names)} for the "
+                                f"{split} split")
+    if len(present) > 1:
+        raise UsageError(f"--data_dir={data_dir}: both {' and '.join(names)} are there for "
+                         f"the {split} split; keep the one to read")
+    logging.info("the %s split: %s", split, present[0])
+    return present[0]
 
 
 def bio_labels(entity_types=ENTITY_TYPES):

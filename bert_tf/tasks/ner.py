@@ -49,9 +49,6 @@ MODES = ("fine_tune", "feature_based")
 DEFAULT_DOC_STRIDE, DEFAULT_FEATURE_LAYERS, DEFAULT_LSTM_UNITS = 64, "concat_last_four", 768
 DEV_PREDICTIONS, TEST_PREDICTIONS, TEST_RESULTS = (
     "dev_predictions.txt", "test_predictions.txt", "test_results.txt")
-# File names of each split in --data_dir: the CoNLL release's, or the common renaming.
-SPLIT_FILES = {"train": ("eng.train", "train.txt"), "dev": ("eng.testa", "valid.txt"),
-               "test": ("eng.testb", "test.txt")}
 
 
 @dataclasses.dataclass
@@ -84,7 +81,7 @@ class NerTask(Task):
     """The `Task` of run_ner.py.
 
     Args:
-        data_dir: folder with the CoNLL-2003 files (`SPLIT_FILES`).
+        data_dir: folder with the CoNLL-2003 files (`conll_data.SPLIT_FILES`).
         model_files: the resolved `ModelFiles` (config, vocabulary, start weights).
         max_seq_length: tokens per window.
         do_lower_case: lower-case and strip accents (uncased models).
@@ -148,23 +145,17 @@ class NerTask(Task):
 
     # -- data -------------------------------------------------------------------
 
-    def split_path(self, split):
-        """The file of `split` in `data_dir` (the first of its `SPLIT_FILES` names present)."""
-        names = SPLIT_FILES[split]
-        for name in names:
-            path = os.path.join(self.data_dir or "", name)
-            if os.path.exists(path):
-                return path
-        raise FileNotFoundError(f"--data_dir={self.data_dir}: no {' or '.join(names)} "
-                                f"for the {split} split")
-
     def training_data(self, train_split):
         return train_split.sentences
 
     def read_split(self, split):
-        sentences = conll_data.read_conll(self.split_path(split), split)
-        windows = tagging_features.tagging_windows(
-            sentences, self.tokenizer, self.labels, self.max_seq_length, self.doc_stride)
+        path = conll_data.split_file(self.data_dir, split)
+        sentences = conll_data.read_conll(path, split)
+        try:
+            windows = tagging_features.tagging_windows(
+                sentences, self.tokenizer, self.labels, self.max_seq_length, self.doc_stride)
+        except tagging_features.WindowError as error:
+            raise tagging_features.WindowError(f"{path}: {error}") from None
         columns = tagging_features.window_columns(windows, self.max_seq_length)
         return TaggingSplit(split, sentences, windows, columns)
 

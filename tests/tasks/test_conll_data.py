@@ -109,3 +109,18 @@ def test_prediction_lines_check_lengths():
         list(conll_data.prediction_lines([sentence, sentence], [("O", "O")]))
     with pytest.raises(ValueError, match="sentence dev-3: 1 predicted tags for 2 words"):
         list(conll_data.prediction_lines([sentence], [("O",)]))
+
+
+def test_each_split_reads_the_one_file_of_its_names_there(tmp_path):
+    from bert_tf.errors import UsageError
+    with pytest.raises(UsageError, match=r"^--data_dir is required: the folder of the "
+                                         r"CoNLL-2003 files \(eng.train or train.txt"):
+        conll_data.split_file(None, "train")
+    with pytest.raises(FileNotFoundError, match=r"no eng.testa or valid.txt for the dev split"):
+        conll_data.split_file(str(tmp_path), "dev")
+    (tmp_path / "valid.txt").write_text("EU NNP B-NP I-ORG\n")
+    assert conll_data.split_file(str(tmp_path), "dev") == str(tmp_path / "valid.txt")
+    (tmp_path / "eng.testa").write_text("EU NNP B-NP I-ORG\n")
+    with pytest.raises(UsageError, match=r"both eng.testa and valid.txt are there for the dev "
+                                         r"split; keep the one to read"):
+        conll_data.split_file(str(tmp_path), "dev")

@@ -185,6 +185,12 @@ def test_bad_data_fails_before_training_naming_the_line(tmp_path):
     with pytest.raises(ValueError, match=r"eng.testa:\d+: unknown entity tag 'I-CITY'"):
         runner.run(task, quick_options(tmp_path / "out", do_train=True, do_eval=True))
     assert not (tmp_path / "out").exists()
+    # Windows of 4 pieces: a word of more than that, named with its file.
+    task = NerTask(str(data), tiny_model_files(), max_seq_length=6, do_lower_case=True)
+    with pytest.raises(ValueError, match=rf"^{data / 'eng.train'}: sentence train-\d+ \(line "
+                                         r"\d+\): word \d+ has \d+ word pieces, more than "
+                                         r"the 4"):
+        task.read_split("train")
 
 
 @pytest.mark.parametrize("feature_layers, fits", [
