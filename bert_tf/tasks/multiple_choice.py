@@ -82,7 +82,12 @@ class SwagTask(LogitsPerExampleTask):
         self.data_dir = data_dir or ""
 
     def read_split(self, split):
-        return read_swag(os.path.join(self.data_dir, SWAG_FILES[split]))
+        path = os.path.join(self.data_dir, SWAG_FILES[split])
+        examples = read_swag(path)
+        if split != "test" and examples[0].label is None:  # a file's rows: all labelled or none
+            raise ValueError(f"{path}:1: the header has no `label` column; the {split} split "
+                             "needs labels (training and evaluation compare with them)")
+        return examples
 
     def build_model(self):
         return build_multiple_choice_model(self.model_files.config, NUM_CHOICES,

@@ -160,8 +160,8 @@ def check_scored_weights(task_name, init_checkpoint, loaded, reads_pooled_output
         raise UsageError(
             f"--init_checkpoint={init_checkpoint} has no {missing[0]}{more}: it is not "
             f"a trained {task_name} model, and an evaluation or prediction with it would score "
-            "randomly initialised weights. Give the model a training run of this task wrote "
-            "(its --output_dir), or train one with --do_train")
+            "randomly initialised weights. Give the --output_dir of a training run of this "
+            "task, or train one with --do_train")
 
 
 def _check_scored_model(output_dir, latest, recorded, new, init_checkpoint):

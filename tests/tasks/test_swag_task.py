@@ -216,3 +216,17 @@ def test_scoring_a_folder_whose_training_stopped_early_says_so(tmp_path, caplog,
     assert (f"{out / 'ckpt-2'} is of step 2 of the 4 steps its run trains (run.json): its "
             "training stopped early, and this scores that unfinished model; rerun the "
             "training command (with --do_train) to finish it first") in caplog.text
+
+
+def test_a_training_or_dev_file_without_labels_is_named_before_any_work(tmp_path):
+    from bert_tf.tasks.multiple_choice import SwagTask
+    from tasks.task_runs import tiny_model_files
+    task = SwagTask(str(tmp_path), tiny_model_files(), 32)
+    for split, name in (("train", "train.csv"), ("dev", "val.csv"), ("test", "test.csv")):
+        _write(tmp_path / name, SCENES, labelled=False)
+        if split == "test":
+            assert task.read_split(split)[0].label is None
+            continue
+        with pytest.raises(ValueError, match=rf"{name}:1: the header has no `label` column; "
+                                             rf"the {split} split needs labels"):
+            task.read_split(split)
