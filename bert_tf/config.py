@@ -54,6 +54,12 @@ REQUIRED_FIELDS = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attent
 RELEASED_EXTRA_KEYS = ("directionality", "pooler_fc_size", "pooler_num_attention_heads",
                        "pooler_num_fc_layers", "pooler_size_per_head", "pooler_type")
 
+# `run_pretraining.py --causal` marks its model `"causal": true` (an extra key, which the
+# original's code ignores; `config_uses`): every model built from it attends left to right.
+CAUSAL_KEY = "causal"
+# Keys of a `config.json` that only HuggingFace writes: such a file reads as HuggingFace's.
+_HF_MARKS = ("model_type", "architectures", "transformers_version")
+
 # How alike (difflib ratio) an unknown key and a field must be to call the key
 # a misspelling: `num_hidden_layer` is 0.97, HF's `position_embedding_type` 0.78.
 _MISSPELLING_CUTOFF = 0.85
@@ -130,6 +136,9 @@ class BertConfig:
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not 0.0 <= value < 1.0:
                 raise ConfigError(f"{name} must be a number in [0, 1), got {value!r}")
+        if not isinstance(self.extra.get(CAUSAL_KEY, False), bool):  # "true" read as false
+            raise ConfigError(f'"{CAUSAL_KEY}" must be true or false, got '
+                              f"{self.extra[CAUSAL_KEY]!r}")
 
     @property
     def head_size(self):
@@ -166,6 +175,9 @@ class BertConfig:
         ...
         bert_tf.config.ConfigError: my.json: unknown key 'num_hidden_layer'; did you mean ...?
         """
+        if not isinstance(values, dict):
+            raise ConfigError(f"{source}: expected a mapping of config keys, got "
+                              f"{type(values).__name__}")
         known = [f.name for f in dataclasses.fields(cls) if f.name != "extra"]
         for key in values:
             if key in known or key in RELEASED_EXTRA_KEYS:
@@ -191,8 +203,10 @@ class BertConfig:
         Args:
             path: the file.
             huggingface: whether it is HuggingFace's; None: a `config.json`
-                naming a `model_type` is (ours are `bert_config.json`, and keep
-                such keys of a HuggingFace model they were converted from).
+                holding a key only HuggingFace writes (`model_type`,
+                `architectures`, `transformers_version`) is (ours are
+                `bert_config.json`, and keep such keys of a HuggingFace model
+                they were converted from).
                 The two read differently: HuggingFace's "gelu" is the exact
                 GELU, the original's the tanh approximation.
         """
@@ -215,7 +229,8 @@ class BertConfig:
             raise ConfigError(f"{path}: expected a JSON object, got {type(values).__name__}")
         _refuse_keras_object(values, path)
         if huggingface is None:
-            huggingface = os.path.basename(path) == "config.json" and "model_type" in values
+            huggingface = os.path.basename(path) == "config.json" and any(
+                key in values for key in _HF_MARKS)
         if huggingface:
             return cls.from_hf_dict(values, source=path)
         return cls.from_dict(values, source=path)
@@ -245,6 +260,12 @@ class BertConfig:
         if values.get("position_embedding_type", "absolute") != "absolute":
             raise ConfigError(f"{source}: position_embedding_type "
                               f"{values['position_embedding_type']!r} is not 'absolute'")
+        if values.get("add_cross_attention"):
+            raise ConfigError(f"{source}: add_cross_attention: an encoder-decoder's decoder, "
+                              "which attends to another model's outputs; bert_tf builds "
+                              "encoders only")
+        if values.get("is_decoder"):  # HuggingFace's causal self-attention is ours
+            values[CAUSAL_KEY] = True
         return cls.from_dict(values, source)
 
     def to_dict(self):

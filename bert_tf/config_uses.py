@@ -11,13 +11,7 @@ where the config came from and what asked for the use.
 
 import dataclasses
 
-from bert_tf.config import ConfigError
-
-
-# `run_pretraining.py --causal` marks its model `"causal": true` (an extra key, which the
-# original's code ignores): its attention saw only earlier positions, and every model built
-# from its config attends so too (`modeling.BertEncoder`).
-CAUSAL_KEY = "causal"
+from bert_tf.config import CAUSAL_KEY, ConfigError
 
 
 def as_causal(config):

@@ -65,6 +65,8 @@ def test_bad_json_names_file(tmp_path):
     ({"hidden_act": "sigmoid"}, "hidden_act 'sigmoid'"),
     ({"num_hidden_layers": "12"}, "num_hidden_layers must be a positive integer"),
     ({"hidden_dropout_prob": 1.5}, "hidden_dropout_prob must be a number"),
+    ({"causal": "true"}, "\"causal\" must be true or false, got 'true'"),
+    ({"causal": 1}, "\"causal\" must be true or false, got 1"),
 ])
 def test_invalid_fields_name_file_and_field(tmp_path, change, message):
     path = tmp_path / "bert_config.json"
@@ -139,3 +141,26 @@ def test_huggingface_activation_names_are_translated():
 def test_huggingface_settings_we_do_not_compute_are_refused():
     with pytest.raises(ConfigError, match="layer_norm_eps 1e-05"):
         BertConfig.from_hf_dict({"vocab_size": 5, "layer_norm_eps": 1e-5})
+
+
+def test_a_config_json_of_huggingface_reads_as_one_without_its_model_type(tmp_path):
+    """Read as the original's, its "gelu" became the tanh form: another activation than
+    the same file beside HuggingFace weights gave."""
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**RELEASED, "architectures": ["BertModel"]}))
+    assert BertConfig.from_json_file(str(path)).hidden_act == "gelu_exact"
+    path.write_text(json.dumps(RELEASED))  # nothing says whose: the original's
+    assert BertConfig.from_json_file(str(path)).hidden_act == "gelu"
+
+
+def test_a_huggingface_decoder_is_causal_and_cross_attention_refused():
+    assert BertConfig.from_hf_dict({**RELEASED, "is_decoder": True}).extra["causal"] is True
+    assert "causal" not in BertConfig.from_hf_dict({**RELEASED, "is_decoder": False}).extra
+    with pytest.raises(ConfigError, match="add_cross_attention: an encoder-decoder's decoder"):
+        BertConfig.from_hf_dict({**RELEASED, "is_decoder": True, "add_cross_attention": True})
+
+
+def test_a_config_that_is_not_a_mapping_is_named():
+    with pytest.raises(ConfigError, match=r"^my.json: expected a mapping of config keys, got "
+                                          r"list$"):
+        BertConfig.from_dict([1, 2], "my.json")

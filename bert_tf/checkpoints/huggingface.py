@@ -15,6 +15,7 @@ import json
 import os
 import re
 
+import numpy as np
 from safetensors import SafetensorError, safe_open
 
 from bert_tf.checkpoints.load_rules import (CheckpointError, LoadReport, assign_weights,
@@ -23,6 +24,9 @@ from bert_tf.checkpoints.name_map import tf1_variable_map
 
 SAFETENSORS_NAME = "model.safetensors"
 SHARD_INDEX_NAME = "model.safetensors.index.json"
+# The masked-LM head's output layer, where a model was saved with its own (untied).
+_DECODER = "cls.predictions.decoder.weight"
+_WORD_EMBEDDINGS = "bert/embeddings/word_embeddings"
 # Buffers that some exports store beside the weights.
 _BUFFERS = ("embeddings.position_ids",)
 
@@ -170,6 +174,7 @@ def _load(refs, tensors, filename):
         value = tensors.get_tensor(to_file[name])
         return value.T if refs[name].is_kernel != refs[name].transposed else value
 
+    _refuse_untied_decoder(refs, tensors, to_file, filename)
     shapes = {name: tuple(tensors.get_slice(key).get_shape()) for name, key in to_file.items()}
     shapes = {name: (s[::-1] if refs[name].is_kernel != refs[name].transposed else s)
               for name, s in shapes.items()}
@@ -184,3 +189,24 @@ def _load(refs, tensors, filename):
         unused=sorted(keys - set(to_file.values()) - {prefix + b for b in _BUFFERS}))
     report.log(filename, "tensor")
     return report
+
+
+def _refuse_untied_decoder(refs, tensors, to_file, filename):
+    """Refuses a masked-LM output layer of its own where `refs` (the model) holds a
+    masked-LM head.
+
+    BERT's head scores the vocabulary with the word embeddings themselves
+    (HuggingFace's `tie_word_embeddings: true`, which then saves one copy).
+    A file saved untied holds `cls.predictions.decoder.weight` apart: the
+    head would score with the embeddings instead, other logits.
+    """
+    if (_DECODER not in tensors.keys() or "cls/predictions/output_bias" not in refs
+            or _WORD_EMBEDDINGS not in to_file):
+        return
+    if not np.array_equal(tensors.get_tensor(_DECODER),
+                          tensors.get_tensor(to_file[_WORD_EMBEDDINGS])):
+        raise CheckpointError(
+            f"{filename}: {_DECODER}: a masked-LM output layer of its own (saved with "
+            "tie_word_embeddings false); BERT's head scores with the word embeddings, so its "
+            "logits would not be this model's. Load the encoder alone, or a tied model")
+

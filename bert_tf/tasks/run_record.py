@@ -24,7 +24,7 @@ import os
 import tensorflow as tf
 
 from bert_tf.checkpoints import CHECKPOINT_BASENAME, CheckpointError, weights_identity
-from bert_tf.config_uses import CAUSAL_KEY
+from bert_tf.config import CAUSAL_KEY
 from bert_tf.errors import UsageError
 from bert_tf.file_digests import file_sha256
 

@@ -141,3 +141,47 @@ def test_a_question_answering_save_without_pooler_scores_as_huggingface_does(tmp
     check_scored_weights("squad", str(tmp_path), report, reads_pooled_output=False)
     with pytest.raises(UsageError, match=r"has no bert/pooler/dense/bias nor 1 more"):
         check_scored_weights("classifier", str(tmp_path), report)
+
+
+def _tiny_hf_config(**overrides):
+    import transformers
+    return transformers.BertConfig(vocab_size=99, hidden_size=32, num_hidden_layers=2,
+                                   num_attention_heads=4, intermediate_size=37,
+                                   max_position_embeddings=64, **overrides)
+
+
+def test_a_decoder_config_attends_left_to_right_as_huggingface_does(tmp_path):
+    """`"is_decoder": true` was ignored: both ways where HF attends left to right."""
+    import transformers
+
+    from bert_tf.checkpoints import config_beside, restore
+    from bert_tf.modeling import BertEncoder
+    torch.manual_seed(0)
+    hf = transformers.BertModel(_tiny_hf_config(is_decoder=True)).eval()
+    hf.save_pretrained(tmp_path)
+    encoder = BertEncoder(config_beside(str(tmp_path)))
+    restore(encoder, str(tmp_path))
+    ids = np.array([[2, 17, 40, 3, 55, 61, 3, 0]], "int32")
+    ours = encoder({"input_ids": ids, "input_mask": np.int32(ids > 0),
+                    "segment_ids": np.zeros_like(ids)})["sequence_output"]
+    with torch.no_grad():
+        theirs = hf(input_ids=torch.from_numpy(ids).long(),
+                    attention_mask=torch.from_numpy(np.int32(ids > 0)).long())
+    np.testing.assert_allclose(np.asarray(ours)[0, :7], theirs.last_hidden_state[0, :7].numpy(),
+                               atol=1e-5)
+
+
+def test_an_output_layer_of_its_own_is_refused_for_a_masked_lm(tmp_path):
+    """`tie_word_embeddings: false`: its decoder was dropped, logits 0.49 off HF's."""
+    import transformers
+
+    from bert_tf.checkpoints import CheckpointError, config_beside, restore
+    from bert_tf.modeling import BertEncoder, BertPretrainer
+    torch.manual_seed(0)
+    hf = transformers.BertForPreTraining(_tiny_hf_config(tie_word_embeddings=False))
+    hf.save_pretrained(tmp_path)
+    config = config_beside(str(tmp_path))
+    with pytest.raises(CheckpointError, match=r"cls.predictions.decoder.weight: a masked-LM "
+                                              r"output layer of its own"):
+        restore(BertPretrainer(config), str(tmp_path))
+    restore(BertEncoder(config), str(tmp_path))  # the encoder alone reads it
