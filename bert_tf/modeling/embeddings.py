@@ -64,6 +64,10 @@ class BertEmbeddings(keras.layers.Layer):
 
     def call(self, input_ids, segment_ids, training=False):
         seq_length = ops.shape(input_ids)[1]
+        if isinstance(seq_length, int) and seq_length > self.max_position_embeddings:
+            raise ValueError(f"sequences of {seq_length} tokens, but the model has "
+                             f"max_position_embeddings={self.max_position_embeddings} "
+                             "positions; cut them to that length")
         positions = self.position_embeddings.embeddings[:seq_length]
         embeddings = (self.word_embeddings(input_ids)
                       + self.token_type_embeddings(segment_ids)

@@ -121,6 +121,10 @@ class BertEncoder(keras.Model):
     def __init__(self, config, causal=None, **kwargs):
         if isinstance(config, dict):
             config = BertConfig.from_dict(config)
+        if not isinstance(config, BertConfig):
+            raise TypeError(f"config must be a BertConfig (or a dict of one), got "
+                            f"{type(config).__name__}; read a file with "
+                            "BertConfig.from_json_file")
         if causal is None:
             causal = is_causal(config)
         elif is_causal(config) and not causal:

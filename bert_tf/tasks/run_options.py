@@ -8,9 +8,19 @@ any work starts.
 """
 
 import dataclasses
+import math
+import os
+
+import numpy as np
 
 from bert_tf.errors import UsageError
 
+# The Python types each field type accepts (never a bool for a number), and their names.
+_TYPES = {bool: bool, int: (int, np.integer), float: (int, float, np.integer, np.floating),
+          str: str}
+_TYPE_NAMES = {bool: "True or False", int: "an integer", float: "a number", str: "a string"}
+# Fields with another default that None also means something for.
+_MAY_BE_NONE = ("random_seed",)
 _POSITIVE = ("train_batch_size", "eval_batch_size", "predict_batch_size",
              "gradient_accumulation_steps", "steps_per_execution", "save_checkpoints_steps")
 
@@ -54,7 +64,7 @@ class RunOptions:
     gradient_accumulation_steps: int = 1
     steps_per_execution: int = 1000  # the original's --iterations_per_loop
     save_checkpoints_steps: int = 1000
-    random_seed: int = 12345
+    random_seed: int = 12345  # None: an unseeded shuffle (pretraining's records)
     distribution_strategy: str = "one_device"
     num_gpus: int = 0
     tpu: str = None
@@ -65,6 +75,7 @@ class RunOptions:
     def __post_init__(self):
         if not self.output_dir:
             raise UsageError("--output_dir is required")
+        self._check_types()
         for name in _POSITIVE:
             if getattr(self, name) < 1:
                 raise UsageError(f"--{name}={getattr(self, name)} must be at least 1")
@@ -86,6 +97,28 @@ class RunOptions:
         if self.train_batch_size % self.gradient_accumulation_steps:
             raise UsageError(f"--train_batch_size={self.train_batch_size} is not divisible by "
                              f"--gradient_accumulation_steps={self.gradient_accumulation_steps}")
+
+    def _check_types(self):
+        """Refuses a value of another type than its field's (paths may be `os.PathLike`).
+
+        A Python caller's `do_train="False"` trained (a non-empty string is
+        true), a `num_train_steps=1.5` failed deep in the training graph,
+        and a `train_batch_size="32"` in a comparison naming no option.
+        """
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if value is None and (field.default is None or field.name in _MAY_BE_NONE):
+                continue
+            if field.type is str and isinstance(value, os.PathLike):
+                setattr(self, field.name, os.fspath(value))
+                continue
+            wanted = _TYPES[field.type]
+            if not isinstance(value, wanted) or (field.type is not bool
+                                                 and isinstance(value, bool)):
+                raise UsageError(f"--{field.name}={value!r}: expected "
+                                 f"{_TYPE_NAMES[field.type]}, got {type(value).__name__}")
+            if field.type is float and not math.isfinite(value):
+                raise UsageError(f"--{field.name}={value}: expected a finite number")
 
     @property
     def micro_batch_size(self):

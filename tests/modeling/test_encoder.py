@@ -117,3 +117,17 @@ def test_jit_compiled_forward_matches_eager(encoder, tiny_config):
     compiled = tf.function(lambda x: encoder(x)["sequence_output"], jit_compile=True)
     np.testing.assert_allclose(np.asarray(compiled(inputs)),
                                _run(encoder, inputs)["sequence_output"], atol=1e-5)
+
+
+def test_sequences_longer_than_the_position_table_and_a_config_path_are_named(encoder,
+                                                                              tiny_config):
+    """Both stopped in TensorFlow or Python internals: "Incompatible shapes: [1,17,128] vs.
+    [1,16,128]", "'str' object has no attribute 'extra'"."""
+    length = tiny_config.max_position_embeddings + 1
+    ids = np.ones((1, length), "int32")
+    with pytest.raises(ValueError, match=f"sequences of {length} tokens, but the model has "
+                                         f"max_position_embeddings={length - 1} positions"):
+        encoder({"input_ids": ids, "input_mask": ids, "segment_ids": 0 * ids})
+    with pytest.raises(TypeError, match="config must be a BertConfig .*got str; read a file "
+                                        "with BertConfig.from_json_file"):
+        BertEncoder("bert_config.json")

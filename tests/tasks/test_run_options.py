@@ -25,3 +25,27 @@ def test_bad_numbers_are_refused(field, value, message):
 def test_output_dir_is_required():
     with pytest.raises(UsageError, match="--output_dir is required"):
         RunOptions(output_dir="")
+
+
+@pytest.mark.parametrize("field,value,message", [
+    ("do_train", "False", "--do_train='False': expected True or False, got str"),
+    ("num_train_steps", 1.5, "--num_train_steps=1.5: expected an integer, got float"),
+    ("train_batch_size", "32", "--train_batch_size='32': expected an integer, got str"),
+    ("learning_rate", "2e-5", "--learning_rate='2e-5': expected a number, got str"),
+    ("learning_rate", True, "--learning_rate=True: expected a number, got bool"),
+    ("num_train_epochs", float("inf"), "--num_train_epochs=inf: expected a finite number"),
+])
+def test_values_of_another_type_are_refused(field, value, message):
+    """A Python caller's do_train="False" trained; num_train_steps=1.5 failed in the graph."""
+    with pytest.raises(UsageError, match=f"^{message}$"):
+        RunOptions(output_dir="/tmp/x", **{field: value})
+
+
+def test_paths_may_be_path_objects_and_numbers_numpy_ones():
+    import pathlib
+
+    import numpy as np
+    options = RunOptions(output_dir=pathlib.Path("/tmp/x"), train_batch_size=np.int64(16),
+                         learning_rate=np.float32(1e-4), num_train_epochs=2)
+    assert options.output_dir == "/tmp/x" and options.micro_batch_size == 16
+    assert RunOptions(output_dir="/tmp/x", random_seed=None).random_seed is None  # unseeded
