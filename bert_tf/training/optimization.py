@@ -119,3 +119,23 @@ def create_optimizer(learning_rate, num_train_steps, num_warmup_steps, optimizer
     if loss_scale:
         result = keras.optimizers.LossScaleOptimizer(result)
     return result
+
+
+def last_learning_rate(optimizer):
+    """The learning rate `optimizer`'s last update used (its first one's before any).
+
+    Keras' `optimizer.learning_rate` is the schedule at the update count,
+    which an update raises after it has read its rate: read after a step,
+    it is the next step's. The original's warmup gives its first step the
+    rate 0, and the log said the second step's.
+
+    >>> opt = create_optimizer(1e-4, num_train_steps=10, num_warmup_steps=5)
+    >>> _ = opt.iterations.assign(1)  # after the first update
+    >>> last_learning_rate(opt), round(float(opt.learning_rate), 9)
+    (0.0, 2e-05)
+    """
+    inner = getattr(optimizer, "inner_optimizer", optimizer)  # a LossScaleOptimizer's
+    schedule = inner._learning_rate  # Keras keeps no public handle on the schedule
+    if not isinstance(schedule, keras.optimizers.schedules.LearningRateSchedule):
+        return float(inner.learning_rate)
+    return float(schedule(max(int(inner.iterations.numpy()) - 1, 0)))

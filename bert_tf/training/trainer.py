@@ -56,6 +56,7 @@ from bert_tf.training.call_sizes import MAX_CALL_SECONDS, CallSizes
 from bert_tf.training.input_feeds import global_batch_shares, skipping
 from bert_tf.training.interrupts import StopSignals, TrainingInterrupted, TrainingStopped
 from bert_tf.training.objective import metric_values
+from bert_tf.training.optimization import last_learning_rate
 from bert_tf.training.progress import Progress
 from bert_tf.training.run_checkpoints import RunCheckpoints
 from bert_tf.training.steps import StepFunctions
@@ -266,7 +267,7 @@ class Trainer:
                                  f"The last good checkpoint is {last_good or 'none'}.")
 
     def _report(self, writer, progress, step, results, sequences_per_second):
-        learning_rate = float(tf.convert_to_tensor(self.optimizer.learning_rate))
+        learning_rate = last_learning_rate(self.optimizer)
         scalars = dict(results, learning_rate=learning_rate,
                        sequences_per_second=sequences_per_second)
         writer.write(step, scalars)

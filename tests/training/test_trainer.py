@@ -56,8 +56,9 @@ def test_tensorboard_scalars(trained):
     assert {"loss", "masked_lm_accuracy", "masked_lm_loss", "next_sentence_accuracy",
             "next_sentence_loss", "learning_rate", "sequences_per_second"} <= set(scalars)
     assert [step for step, _ in scalars["loss"]] == [2, 4, 5]  # one per execution
-    # The rate after step 5: linear decay from 1e-3 at step 0 to 0 at step 20.
-    assert scalars["learning_rate"][-1][1] == pytest.approx(1e-3 * (1 - 5 / 20))
+    # The rate step 5 used: linear decay from 1e-3 at update 0 to 0 at update 20, the
+    # fifth update at 4 (it was logged one update ahead, at 5).
+    assert scalars["learning_rate"][-1][1] == pytest.approx(1e-3 * (1 - 4 / 20))
 
 
 def test_a_scalars_folder_that_cannot_be_written_is_named_in_one_line(tmp_path):
