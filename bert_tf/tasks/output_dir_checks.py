@@ -22,7 +22,8 @@ from bert_tf.atomic_files import write_text
 from bert_tf.checkpoints import (CHECKPOINT_BASENAME, FINE_TUNING_BILSTM_KERNEL, POOLER_NAMES,
                                  checkpoint_folder)
 from bert_tf.errors import UsageError
-from bert_tf.tasks.run_record import RECORD_FILE, comparable, record_differences, recorded_run
+from bert_tf.tasks.run_record import (GROWING_DATA, RECORD_FILE, comparable, record_differences,
+                                      recorded_run)
 from bert_tf.training.resume import newest_checkpoint
 
 # Task settings an evaluation of a trained model may set otherwise than its training.
@@ -57,6 +58,7 @@ def check_run_record(output_dir, record, options):
         return
     if latest and recorded is not None:
         _check_same_task(output_dir, recorded, new)
+        _check_data_only_grew(output_dir, recorded, new)
         changes = record_differences(_fixed_on_resume(recorded), _fixed_on_resume(new))
         if changes:
             raise UsageError(
@@ -77,14 +79,37 @@ def check_run_record(output_dir, record, options):
 
 
 def _fixed_on_resume(record):
-    """`record` less the options a resumed run may change (`_RESUMABLE_OPTIONS`).
+    """`record` less the options a resumed run may change (`_RESUMABLE_OPTIONS`) and the
+    data it may add to (`GROWING_DATA`, `_check_data_only_grew`).
 
-    >>> _fixed_on_resume({"options": {"learning_rate": 1e-4, "gradient_accumulation_steps": 2}})
+    >>> _fixed_on_resume({"options": {"learning_rate": 1e-4, "gradient_accumulation_steps": 2},
+    ...                   "training_data_parts": ["a"]})
     {'options': {'learning_rate': 0.0001}}
     """
     options = {name: value for name, value in record.get("options", {}).items()
                if name not in _RESUMABLE_OPTIONS}
-    return dict(record, options=options)
+    return {**{key: value for key, value in record.items() if key != GROWING_DATA},
+            "options": options}
+
+
+def _check_data_only_grew(output_dir, recorded, new):
+    """Refuses a resume whose training data lacks a part the recorded run trained on.
+
+    Pretraining's input files may grow between resumes; another corpus, or
+    a file written over, would be trained on as if it were the same run.
+    A record without the parts (older versions) is not checked.
+    """
+    trained = recorded.get(GROWING_DATA)
+    if not isinstance(trained, list):
+        return
+    given = set(new.get(GROWING_DATA) or ())
+    missing = [part for part in trained if part not in given]
+    if missing:
+        raise UsageError(
+            f"--output_dir={output_dir} holds a run trained on input files this run does not "
+            f"read ({len(missing)} of its {len(trained)}, compared by what they hold, not "
+            "their paths); resuming would train on other data. Give its files (more may be "
+            "added), or use a new --output_dir")
 
 
 def _check_no_finished_model(output_dir):

@@ -89,7 +89,11 @@ class PretrainingTask(Task):
         return record
 
     def training_data(self, train_split):
-        return None  # its input files: a resumed run may be given more
+        """Each input file's `sampled_sha256`: a resumed run may be given more files, not
+        other ones (another corpus, or a file written over)."""
+        return self.compared_examples(train_split)
+
+    training_data_may_grow = True
 
     def compared_examples(self, examples):
         """Each input file's `sampled_sha256`: the same records at another path on another

@@ -5,7 +5,8 @@ and its settings, the options that decide what is trained, the model it
 trains (its `bert_config.json`, a hash of its vocabulary and the size of a
 BiLSTM it puts over the encoder, `Task.bilstm_units`), what its start
 weights are (`start_weights`, `checkpoints.weights_identity`), a hash of
-its training examples (`Task.training_data`) and its step count. A rerun
+its training examples (`Task.training_data`; pretraining's, which a resume
+may add to, as a digest per input file) and its step count. A rerun
 compares its own record with it (`output_dir_checks`): to resume only the
 same run, and to score a model only with data it can read. The workers of
 a multi-worker run compare theirs too (`runner`).
@@ -29,6 +30,8 @@ from bert_tf.errors import UsageError
 from bert_tf.file_digests import file_sha256
 
 RECORD_FILE = "run.json"
+# Where a record keeps training data that a resumed run may add to (`Task.training_data_may_grow`).
+GROWING_DATA = "training_data_parts"
 # The options that decide what a training run computes (not how fast).
 _TRAINING_OPTIONS = ("init_checkpoint", "train_batch_size", "learning_rate", "num_train_epochs",
                      "warmup_proportion", "num_train_steps", "num_warmup_steps", "optimizer",
@@ -69,7 +72,9 @@ def run_record(task, options, train_steps, train_split=None):
     if model_files is not None:
         record["model"] = _model_record(model_files, getattr(task, "bilstm_units", 0))
     data = task.training_data(train_split) if train_split is not None else None
-    if data is not None:
+    if data is not None and task.training_data_may_grow:
+        record[GROWING_DATA] = list(data)
+    elif data is not None:
         record["training_data_sha256"] = examples_sha256(data)
     return record
 

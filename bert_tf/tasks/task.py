@@ -120,10 +120,14 @@ class Task(abc.ABC):
         """The training examples as `run.json` fingerprints them (their `repr`), or None.
 
         By default the split itself, a list of examples; a family whose split
-        holds more returns its examples, and one whose data may grow while a
-        run resumes (pretraining's files) returns None.
+        holds more returns its examples. Where `training_data_may_grow`, a
+        list of what each part holds in brief, which `run.json` keeps as it is.
         """
         return train_split
+
+    # Whether a resumed run may train on more data than the recorded one (pretraining's
+    # files): its record keeps `training_data`'s list, and a resume needs each of it.
+    training_data_may_grow = False
 
     def compared_examples(self, examples):
         """A dev or test split as the workers of a multi-worker run compare it (its `repr`

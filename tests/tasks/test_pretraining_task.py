@@ -201,3 +201,36 @@ def test_workers_compare_evaluation_files_by_what_they_hold_not_their_paths(tmp_
     other = shared_path("golden", "gutenberg30_wwm_seed12345_dupe2.tfrecord").read_bytes()
     (tmp_path / "alice" / "eval.tfrecord").write_bytes(other)
     assert _evaluation_data(str(tmp_path / "alice" / "*.tfrecord"), tmp_path) != first
+
+
+def test_a_resume_may_add_input_files_but_not_replace_them(tmp_path):
+    """Another corpus at resume trained on without a word: the input files were not
+    recorded at all (they may grow)."""
+    import json
+    import shutil
+
+    from bert_tf.tasks.output_dir_checks import check_run_record
+    golden = [shutil.copy(shared_path("golden", name), tmp_path / name) for name in (
+        "sample_text_seed12345_dupe10.tfrecord", "gutenberg30_wwm_seed12345_dupe2.tfrecord")]
+    out = tmp_path / "out"
+    out.mkdir()
+    options = quick_options(out, do_train=True, num_train_steps=4, random_seed=None)
+
+    def check(*files):
+        files = [str(path) for path in files]
+        check_run_record(str(out), run_record(_task(",".join(files)), options, 4, files),
+                         options)
+
+    check(golden[0])
+    assert len(json.loads((out / "run.json").read_text())["training_data_parts"]) == 1
+    (out / "ckpt-2.index").write_bytes(b"")  # a checkpoint to resume from
+    check(golden[0])
+    check(golden[1], golden[0])  # one more file, in any order
+    moved = shutil.copy(golden[0], tmp_path / "elsewhere.tfrecord")
+    check(moved)  # the same records at another path
+    with pytest.raises(UsageError, match=r"holds a run trained on input files this run does "
+                                         r"not read \(1 of its 1, compared by what they hold"):
+        check(golden[1])
+    shutil.copy(golden[1], golden[0])  # other records written over the recorded path
+    with pytest.raises(UsageError, match="input files this run does not read"):
+        check(golden[0])
