@@ -24,7 +24,7 @@ from bert_tf.checkpoints import (CheckpointError, checkpoint_folder, config_besi
                                  config_changes, resolve_config)
 from bert_tf.checkpoints.folders import model_in_folder
 from bert_tf.checkpoints.tf1 import resolve_checkpoint_prefix
-from bert_tf.config_uses import require_segment_pairs
+from bert_tf.config_uses import as_causal, is_causal, require_segment_pairs
 from bert_tf.errors import UsageError
 from bert_tf.tokenization.vocab import (load_vocab, validate_case_matches_checkpoint,
                                         vocabulary_casing)
@@ -76,23 +76,31 @@ def vocab_beside(init_checkpoint):
     return candidate if os.path.exists(candidate) else None
 
 
-def _warn_if_other_architecture(config, bert_config_file, init_checkpoint):
-    """Warns where `--bert_config_file` describes another model than the checkpoint's own.
+def _checked_against_stored(config, bert_config_file, init_checkpoint):
+    """`--bert_config_file`'s config, checked against the one stored beside the checkpoint.
 
     Shapes that differ fail when the weights load, but some differences keep
     every shape (`num_attention_heads`, `hidden_act`): the weights then load
-    into a model that computes something else.
+    into a model that computes something else, with a warning. A model
+    pretrained left to right (`"causal": true` beside it) stays one: a
+    config file without the mark built it attending both ways, without a
+    word, and pretraining it further so was not refused.
     """
     try:
         stored = config_beside(init_checkpoint)
     except (CheckpointError, ValueError):  # none beside it, or one that does not read
-        return
+        return config
     changes = config_changes(config, stored, "beside it")
     if changes:
         logging.warning("--bert_config_file=%s differs from the config stored beside "
                         "--init_checkpoint=%s: %s; the weights will compute another model "
                         "unless that is intended", bert_config_file, init_checkpoint,
                         ", ".join(changes))
+    if is_causal(stored) and not is_causal(config):
+        logging.info("--init_checkpoint=%s holds a left-to-right model (\"causal\": true "
+                     "beside it): so is this run's", init_checkpoint)
+        return as_causal(config)
+    return config
 
 
 def _model_in_folder(init_checkpoint):
@@ -154,7 +162,7 @@ def resolve_model_files(bert_config_file=None, vocab_file=None, init_checkpoint=
     config_source = (f"--bert_config_file={bert_config_file}" if bert_config_file
                      else f"--init_checkpoint={init_checkpoint}")
     if bert_config_file and init_checkpoint:
-        _warn_if_other_architecture(config, bert_config_file, init_checkpoint)
+        config = _checked_against_stored(config, bert_config_file, init_checkpoint)
     if max_seq_length is not None:
         if max_seq_length > config.max_position_embeddings:
             raise UsageError(f"--max_seq_length={max_seq_length} exceeds the model's "

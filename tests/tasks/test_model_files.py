@@ -26,3 +26,21 @@ def test_an_uncased_vocabulary_read_unlowered_is_refused_and_the_reverse_warned(
     chinese.write_text("[PAD]\n[unused0]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n\u4e2d\n##\u56fd\n")
     for do_lower_case in (True, False):
         resolve_model_files(config, str(chinese), do_lower_case=do_lower_case)
+
+
+def test_a_left_to_right_checkpoint_stays_one_under_a_config_file_without_the_mark(
+        tmp_path, uncased_vocab_file):
+    """Its weights were built attending both ways, without a word, where
+    --bert_config_file lacked the "causal" key."""
+    import json
+
+    from bert_tf.config_uses import is_causal
+    config = write_tiny_bert_config(tmp_path / "bert_config.json")
+    release = tmp_path / "left_to_right"
+    release.mkdir()
+    (release / "bert_config.json").write_text(json.dumps(
+        dict(json.loads(open(config).read()), causal=True)))
+    (release / "bert_model.ckpt.index").write_bytes(b"")
+    files = resolve_model_files(config, uncased_vocab_file, str(release))
+    assert is_causal(files.config)
+    assert not is_causal(resolve_model_files(config, uncased_vocab_file).config)
