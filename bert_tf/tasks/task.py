@@ -57,6 +57,8 @@ Example (a toy task: is the token count even? on a two-layer encoder):
 
 import abc
 
+from absl import logging
+
 from bert_tf import serving
 from bert_tf.errors import UsageError
 from bert_tf.tasks import prediction
@@ -105,12 +107,22 @@ class Task(abc.ABC):
         """The optimizer steps of the run: epochs over the training examples.
 
         The original's count: `int(examples / batch_size * epochs)` (at least 1),
-        or `options.num_train_steps` when it is set.
+        or `options.num_train_steps` when it is set. Where that is more
+        examples than the epochs ask for (a batch larger than the data, or
+        a fraction of an epoch below one batch), the log says so: the
+        repeated data fills the steps.
         """
         if options.num_train_steps:
             return options.num_train_steps
-        return max(1, int(len(train_examples) / options.train_batch_size
-                          * options.num_train_epochs))
+        steps = max(1, int(len(train_examples) / options.train_batch_size
+                           * options.num_train_epochs))
+        epochs = steps * options.train_batch_size / len(train_examples)
+        if epochs > 1.5 * options.num_train_epochs:
+            logging.warning("%d step(s) of batch %d over %d training %s: %.2f epochs, not "
+                            "--num_train_epochs=%g; a smaller --train_batch_size trains as "
+                            "asked", steps, options.train_batch_size, len(train_examples),
+                            self.split_unit, epochs, options.num_train_epochs)
+        return steps
 
     def record(self):
         """What defines this task's training run, for `run.json` (see `run_record`)."""

@@ -49,3 +49,21 @@ def test_paths_may_be_path_objects_and_numbers_numpy_ones():
                          learning_rate=np.float32(1e-4), num_train_epochs=2)
     assert options.output_dir == "/tmp/x" and options.micro_batch_size == 16
     assert RunOptions(output_dir="/tmp/x", random_seed=None).random_seed is None  # unseeded
+
+
+def test_steps_that_repeat_more_data_than_the_epochs_ask_for_are_warned_about(caplog):
+    """A batch of 100 over 40 examples trained 2.5 epochs under --num_train_epochs=1."""
+    import types
+
+    from bert_tf.tasks.task import Task
+    task = types.SimpleNamespace(split_unit="examples")
+    examples = list(range(40))
+    with caplog.at_level("WARNING"):
+        assert Task.train_steps(task, examples, RunOptions(
+            output_dir="/tmp/x", train_batch_size=8, num_train_epochs=3.0)) == 15
+    assert "epochs, not" not in caplog.text
+    with caplog.at_level("WARNING"):
+        assert Task.train_steps(task, examples, RunOptions(
+            output_dir="/tmp/x", train_batch_size=100, num_train_epochs=1.0)) == 1
+    assert ("1 step(s) of batch 100 over 40 training examples: 2.50 epochs, not "
+            "--num_train_epochs=1") in caplog.text
