@@ -8,6 +8,8 @@ of the same kind. Either way only weights are taken: the new run starts at
 step 0 with a fresh optimizer, as the original does.
 """
 
+import re
+
 import tensorflow as tf
 from absl import logging
 
@@ -35,10 +37,12 @@ def initialize_from_checkpoint(model, path):
     status = tf.train.Checkpoint(model=model).read(prefix)
     try:
         status.assert_existing_objects_matched()
-    except AssertionError as e:
+    except AssertionError as e:  # its message lists unmatched variables, values and all
+        unmatched = re.search(r"Found (\d+) Python objects", str(e))
+        count = f"{unmatched.group(1)} of this model's weights are not in it; " if unmatched else ""
         raise CheckpointError(
-            f"{prefix}: a training checkpoint of another kind of model ({e}); pass the "
-            "bert_model.ckpt exported beside it instead") from None
+            f"{prefix}: a training checkpoint of another kind of model ({count}this run "
+            "builds another); pass the bert_model.ckpt exported beside it instead") from None
     status.expect_partial()  # the optimizer's slots are not wanted
     logging.info("%s: restored the model weights of a training checkpoint", prefix)
     return None

@@ -268,3 +268,22 @@ def test_workers_compare_what_they_resumed_from_by_content(finished_run, earlier
                         (resumed_from(0, None), "no checkpoint (step 0)")):
         assert different_starts([[1, 0, *here], [1, 1, *start]]) == (
             f"worker 0 from ckpt-4 (step 4), worker 1 from {said}")
+
+
+def test_a_training_checkpoint_of_another_model_as_start_weights_is_named_briefly(earlier_run):
+    """TensorFlow's message listed the unmatched variables with their values: 90 lines."""
+    import keras
+
+    from bert_tf.modeling import BertEncoder
+    from bert_tf.training.init_checkpoint import initialize_from_checkpoint
+    folder, _ = earlier_run
+    encoder = BertEncoder(CONFIG)
+    other = keras.Model(encoder.input, keras.layers.Dense(3)(
+        encoder(encoder.input)["pooled_output"]))
+    prefix = tf.train.Checkpoint(model=other).write(str(folder / "other" / "ckpt-1"))
+    with pytest.raises(CheckpointError) as error:
+        initialize_from_checkpoint(make_trainer(folder / "new").model, prefix)
+    message = str(error.value)
+    assert message.startswith(f"{prefix}: a training checkpoint of another kind of model (")
+    assert "of this model's weights are not in it" in message
+    assert "\n" not in message and "value=" not in message and len(message) < 300
