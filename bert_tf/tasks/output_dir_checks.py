@@ -78,6 +78,11 @@ def check_run_record(output_dir, record, options):
         write_text(path, json.dumps(new, indent=2, sort_keys=True))
 
 
+# Config keys that change nothing a trained model computes at inference.
+_TRAINING_ONLY_CONFIG = ("hidden_dropout_prob", "attention_probs_dropout_prob",
+                         "initializer_range")
+
+
 def _fixed_on_resume(record):
     """`record` less the options a resumed run may change (`_RESUMABLE_OPTIONS`) and the
     data it may add to (`GROWING_DATA`, `_check_data_only_grew`).
@@ -235,12 +240,23 @@ def _check_scored_model(output_dir, latest, recorded, new, init_checkpoint):
 
 
 def _evaluation_changes(recorded, new):
-    """How a scoring run would read its data otherwise than the recorded model was trained."""
+    """How a scoring run would read its data otherwise than the recorded model was trained
+    (its config's training-only keys, dropout and initialisation, left out)."""
     fixed = [key for key in recorded.get("task", {}) if key not in _EVALUATION_SETTINGS]
     trained = {"task": {key: recorded["task"][key] for key in fixed},
-               "model": recorded.get("model")}
-    asked = {"task": {key: new["task"].get(key) for key in fixed}, "model": new.get("model")}
+               "model": _scored_model(recorded.get("model"))}
+    asked = {"task": {key: new["task"].get(key) for key in fixed},
+             "model": _scored_model(new.get("model"))}
     return record_differences(trained, asked)
+
+
+def _scored_model(model):
+    """A record's model less the config keys that only training reads."""
+    if not isinstance(model, dict) or not isinstance(model.get("bert_config"), dict):
+        return model
+    config = {key: value for key, value in model["bert_config"].items()
+              if key not in _TRAINING_ONLY_CONFIG}
+    return dict(model, bert_config=config)
 
 
 def warn_if_init_checkpoint_ignored(output_dir, scored, init_checkpoint):
