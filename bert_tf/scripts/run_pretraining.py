@@ -137,8 +137,8 @@ def run():
 
 
 def console_main():
-    cli.run_main(run, "run_pretraining", required=["bert_config_file", "input_file",
-                                                    "output_dir"])
+    # No --bert_config_file: the one beside --init_checkpoint (or the resumed run's).
+    cli.run_main(run, "run_pretraining", required=["input_file", "output_dir"])
 
 
 if __name__ == "__main__":

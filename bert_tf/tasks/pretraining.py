@@ -94,6 +94,7 @@ class PretrainingTask(Task):
         return self.compared_examples(train_split)
 
     training_data_may_grow = True
+    predicts = False
 
     def compared_examples(self, examples):
         """Each input file's `sampled_sha256`: the same records at another path on another

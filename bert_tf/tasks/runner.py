@@ -167,8 +167,10 @@ def run(task, options):
         ValueError, OSError: bad data, configs or checkpoints (the message
             names the file).
     """
-    if not (options.do_train or options.do_eval or options.do_predict):
-        raise UsageError("At least one of `do_train`, `do_eval` or `do_predict` must be True.")
+    if not (options.do_train or options.do_eval or options.do_predict):  # the original's words
+        raise UsageError("At least one of `do_train`, `do_eval` or `do_predict` must be True."
+                         if task.predicts else "At least one of `do_train` or `do_eval` must "
+                         "be True.")
     if options.export_dir:
         _check_export(task, options)
     _check_outputs_apart_from_inputs(task, options)

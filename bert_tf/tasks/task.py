@@ -116,6 +116,8 @@ class Task(abc.ABC):
             return options.num_train_steps
         steps = max(1, int(len(train_examples) / options.train_batch_size
                            * options.num_train_epochs))
+        if not len(train_examples):  # an evaluation alone: no training split
+            return steps
         epochs = steps * options.train_batch_size / len(train_examples)
         if epochs > 1.5 * options.num_train_epochs:
             logging.warning("%d step(s) of batch %d over %d training %s: %.2f epochs, not "
@@ -210,6 +212,9 @@ class Task(abc.ABC):
         Files read together are written as one set (`atomic_files.write_texts`).
         """
         raise NotImplementedError(f"task {self.name} does not predict")
+
+    # Whether the task has a prediction phase (`--do_predict`; pretraining has none).
+    predicts = True
 
     # What `len()` of a split counts, for the log.
     split_unit = "examples"

@@ -158,8 +158,7 @@ def test_bad_flags_are_named(tmp_path, uncased_vocab_file):
     assert all(run.returncode != 0 for run in (missing, neither, no_vocab))
     assert ("--input_file: input pattern '/nonexistent/*.tfrecord' matches no file"
             in missing.stderr)
-    assert ("At least one of `do_train`, `do_eval` or `do_predict` must be True."
-            in neither.stderr)
+    assert "At least one of `do_train` or `do_eval` must be True." in neither.stderr
     assert "--dynamic_masking needs --vocab_file" in no_vocab.stderr
     # Flags the run would ignore are refused before any work.
     for extra, message in (("--do_whole_word_mask", "--do_whole_word_mask applies only with "
