@@ -149,7 +149,8 @@ def _trained_vocabulary(vocab_file, folder, trained_sha256):
         return True
     beside = os.path.join(folder, "vocab.txt")
     return (os.path.isfile(beside) and not os.path.samefile(beside, vocab_file)
-            and file_sha256(beside) == trained_sha256 and load_vocab(vocab_file) == load_vocab(beside))
+            and file_sha256(beside) == trained_sha256
+            and load_vocab(vocab_file) == load_vocab(beside))
 
 
 def _check_kind(folder, record, kind):

@@ -20,10 +20,10 @@ from bert_tf.leftover_files import (is_set_aside, left_by_dead_writer, remove_le
                                     set_aside_name, temporary_name)
 from bert_tf.modeling.xla_elementwise import without_xla
 from bert_tf.serving import sources
-from bert_tf.serving.mount_points import is_mount_point
 from bert_tf.serving.classifier_export import ClassifierServing
 from bert_tf.serving.encoder_export import EncoderServing
 from bert_tf.serving.masked_lm_export import MaskedLMServing
+from bert_tf.serving.mount_points import is_mount_point
 from bert_tf.serving.multiple_choice_export import MultipleChoiceServing
 from bert_tf.serving.ner_export import NerServing
 from bert_tf.serving.span_qa_export import SpanQAServing

@@ -73,7 +73,7 @@ def run_record(task, options, train_steps, train_split=None):
         record["model"] = _model_record(model_files, getattr(task, "bilstm_units", 0))
     data = task.training_data(train_split) if train_split is not None else None
     if data is not None and task.training_data_may_grow:
-        record[GROWING_DATA] = list(data)
+        record[GROWING_DATA] = sorted(data)  # parts, in no order (hosts list files apart)
     elif data is not None:
         record["training_data_sha256"] = examples_sha256(data)
     return record

@@ -39,7 +39,8 @@ def initialize_from_checkpoint(model, path):
         status.assert_existing_objects_matched()
     except AssertionError as e:  # its message lists unmatched variables, values and all
         unmatched = re.search(r"Found (\d+) Python objects", str(e))
-        count = f"{unmatched.group(1)} of this model's weights are not in it; " if unmatched else ""
+        count = (f"{unmatched.group(1)} of this model's weights are not in it; "
+                 if unmatched else "")
         raise CheckpointError(
             f"{prefix}: a training checkpoint of another kind of model ({count}this run "
             "builds another); pass the bert_model.ckpt exported beside it instead") from None
