@@ -8,10 +8,12 @@ a vocabulary with more tokens than the model's embedding table (ids past the
 table fail deep in the graph on a CPU and read garbage on a GPU), a casing
 that contradicts a released checkpoint's name or an uncased vocabulary
 (`--do_lower_case=False` with one; the reverse gets a warning), or a
-sequence length the position table cannot hold. Sentence pairs given to a model with one token type
-(`type_vocab_size: 1`) are refused where a task meets them
-(`ModelFiles.require_pairs`). A vocabulary that differs from the one stored beside the
-checkpoint is almost always a mistake, so it gets a warning.
+sequence length the position table cannot hold. Sentence pairs given to a
+model with one token type (`type_vocab_size: 1`) are refused where a task
+meets them (`ModelFiles.require_pairs`). A vocabulary that differs from
+the one stored beside the checkpoint is almost always a mistake, so it
+gets a warning; a left-to-right checkpoint keeps its `"causal"` mark under
+a `--bert_config_file` without it.
 """
 
 import dataclasses
