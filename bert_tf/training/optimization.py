@@ -23,6 +23,7 @@ is the same update to first order.
 """
 
 import keras
+import tensorflow as tf
 
 from bert_tf.training.fused_adamw import FusedAdamW
 
@@ -136,6 +137,8 @@ def last_learning_rate(optimizer):
     """
     inner = getattr(optimizer, "inner_optimizer", optimizer)  # a LossScaleOptimizer's
     schedule = inner._learning_rate  # Keras keeps no public handle on the schedule
+    # Read through tensors: under a distribution strategy the variables are mirrored.
     if not isinstance(schedule, keras.optimizers.schedules.LearningRateSchedule):
-        return float(inner.learning_rate)
-    return float(schedule(max(int(inner.iterations.numpy()) - 1, 0)))
+        return float(tf.convert_to_tensor(inner.learning_rate))
+    updates = int(tf.convert_to_tensor(inner.iterations))
+    return float(schedule(max(updates - 1, 0)))

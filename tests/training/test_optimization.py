@@ -103,3 +103,26 @@ def test_lamb_and_loss_scaling_wrap_keras_optimizers():
     scaled = create_optimizer(1e-3, 10, 1, loss_scale=True)
     assert isinstance(scaled, keras.optimizers.LossScaleOptimizer)
     assert isinstance(scaled.inner_optimizer, keras.optimizers.AdamW)
+
+
+@pytest.mark.parametrize("loss_scale", [False, True])
+def test_the_rate_reported_is_the_last_updates_under_a_strategy(loss_scale):
+    """Logged one update ahead (the warmup's first update uses 0, the log said 2e-5); and a
+    constant rate under a strategy failed to read (a mirrored variable)."""
+    import tensorflow as tf
+
+    from bert_tf.training.optimization import last_learning_rate
+    strategy = tf.distribute.MirroredStrategy(["/cpu:0"])
+    with strategy.scope():
+        weight = tf.Variable(1.0)
+        scheduled = create_optimizer(1e-4, num_train_steps=10, num_warmup_steps=5,
+                                     loss_scale=loss_scale)
+        constant = keras.optimizers.Adam(3e-4)
+        for optimizer in (scheduled, constant):
+            optimizer.build([weight])
+    assert last_learning_rate(scheduled) == 0.0  # before any update: the first one's
+    strategy.run(lambda: scheduled.apply_gradients([(tf.constant(1.0), weight)]))
+    assert last_learning_rate(scheduled) == 0.0  # the warmup's first update
+    strategy.run(lambda: scheduled.apply_gradients([(tf.constant(1.0), weight)]))
+    assert last_learning_rate(scheduled) == pytest.approx(2e-5)
+    assert last_learning_rate(constant) == pytest.approx(3e-4)
