@@ -35,9 +35,10 @@ from bert_tf.atomic_files import prepare_folder_for, write_texts
 from bert_tf.checkpoints import CHECKPOINT_BASENAME, checkpoint_folder
 from bert_tf.errors import UsageError
 from bert_tf.output_paths import check_outputs_apart
-from bert_tf.tasks.output_dir_checks import (check_run_record, check_scored_weights,
-                                             warn_if_init_checkpoint_ignored)
+from bert_tf.tasks.output_dir_checks import check_run_record
 from bert_tf.tasks.run_record import RECORD_FILE, recorded_run, run_record
+from bert_tf.tasks.scored_model_checks import (check_scored_weights,
+                                               warn_if_init_checkpoint_ignored)
 from bert_tf.tasks.task import RunContext
 from bert_tf.tasks.worker_settings import worker_settings
 from bert_tf.training import distribution, precision

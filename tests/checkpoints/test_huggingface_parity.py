@@ -117,7 +117,7 @@ def test_a_question_answering_save_without_pooler_scores_as_huggingface_does(tmp
     from bert_tf.checkpoints import config_beside, restore
     from bert_tf.errors import UsageError
     from bert_tf.modeling.span_model import build_span_model
-    from bert_tf.tasks.output_dir_checks import check_scored_weights
+    from bert_tf.tasks.scored_model_checks import check_scored_weights
     torch.manual_seed(0)
     hf = transformers.BertForQuestionAnswering(transformers.BertConfig(
         vocab_size=99, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,

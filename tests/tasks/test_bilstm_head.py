@@ -24,7 +24,8 @@ from bert_tf.tasks.classification import ClassificationTask
 from bert_tf.tasks.glue_data import get_task
 from bert_tf.tasks.multiple_choice import SwagTask
 from bert_tf.tasks.ner import NerTask
-from bert_tf.tasks.output_dir_checks import check_run_record, check_scored_weights
+from bert_tf.tasks.output_dir_checks import check_run_record
+from bert_tf.tasks.scored_model_checks import check_scored_weights
 from bert_tf.tasks.run_record import run_record
 from bert_tf.tasks.squad import SquadTask, span_objective
 from bert_tf.training.init_checkpoint import initialize_from_checkpoint

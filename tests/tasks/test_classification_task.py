@@ -19,7 +19,7 @@ from bert_tf.tasks import runner
 from bert_tf.tasks.classification import ClassificationTask
 from bert_tf.tasks.glue_data import get_task, tsv_task
 from bert_tf.tasks.losses import cross_entropy
-from bert_tf.tasks.output_dir_checks import warn_if_init_checkpoint_ignored
+from bert_tf.tasks.scored_model_checks import warn_if_init_checkpoint_ignored
 from tasks.task_runs import glue_subset, quick_options, read_results, tiny_model_files
 from tests_shared import shared_path
 
