@@ -73,6 +73,10 @@ def run():
     names = TRAINED_FLAGS + (TRAINED_SPAN_FLAGS if FLAGS.kind == "span_qa" else ())
     chosen = settings(FLAGS, FLAGS.model_dir, names, FLAGS.vocab_file, kind=FLAGS.kind)
     span_options = {name: chosen.get(name, FLAGS[name].value) for name in SPAN_FLAGS}
+    for name in SPAN_FLAGS if FLAGS.kind == "span_qa" else ():
+        if name not in names and not FLAGS[name].present:  # run.json records no choice of span
+            logging.info("--%s=%s, the default (run.json does not say what the run predicted "
+                         "with)", name, span_options[name])
     serving.export(FLAGS.kind, FLAGS.model_dir, FLAGS.export_dir,
                    vocab_file=FLAGS.vocab_file, max_seq_length=chosen["max_seq_length"],
                    do_lower_case=chosen["do_lower_case"], top_k=FLAGS.top_k,
