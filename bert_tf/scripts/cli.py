@@ -17,7 +17,8 @@ checkpoint; rerun to resume; 141, SIGPIPE's, when stdout's reader went away),
 1 for everything else that went wrong, 0 on success.
 
 `--help` (also `-h`, `--helpshort`) shows the script's docstring and its
-own flags and exits 0; `--helpfull` lists absl's and TensorFlow's flags too.
+own flags and exits 0; `--helpfull` lists absl's and TensorFlow's flags too
+(and exits 1: absl's own handling).
 
 The flags that name files and folders get a leading `~` expanded, as a shell
 does not after `--flag=`, and a name that is not UTF-8 is refused

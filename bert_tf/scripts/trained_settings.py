@@ -120,7 +120,7 @@ def check_trained_files(folder, record, vocab_file=None, needs_labels=False):
                          f"with ({record_path} holds another's SHA-256); its ids would mean "
                          "other words. Serve it with the vocabulary it was trained with")
     trained_config = model.get("bert_config")
-    if isinstance(trained_config, dict):
+    if isinstance(trained_config, dict) and _has_config(folder):  # else the export names it
         config = config_beside(folder).to_dict()
         changed = [f"{key}={config.get(key)!r} (trained: {value!r})"
                    for key, value in sorted(trained_config.items()) if config.get(key) != value]
@@ -136,6 +136,12 @@ def check_trained_files(folder, record, vocab_file=None, needs_labels=False):
             raise UsageError(f"{labels_file}: labels {labels}, but the model was trained "
                              f"with {trained_labels}, in that order ({record_path}); each "
                              "output would be named after another label")
+
+
+def _has_config(folder):
+    """Whether `folder` holds a config (an interrupted run's holds only its `ckpt-N`)."""
+    return any(os.path.isfile(os.path.join(folder, name))
+               for name in ("bert_config.json", "config.json"))
 
 
 def _trained_vocabulary(vocab_file, folder, trained_sha256):

@@ -466,3 +466,7 @@ def test_serving_refuses_files_other_than_the_trained_ones(cola, tmp_path):
                                          r"trained with \['0', '1'\], in that order"):
         check_trained_files(str(folder), record, needs_labels=True)
     check_trained_files(str(folder), record)  # an encoder export names no labels
+    # An interrupted run's folder has no config yet: the export names what it holds (only
+    # ckpt-N); "neither bert_config.json nor config.json found" said nothing of it.
+    config.unlink()
+    check_trained_files(str(folder), record)
