@@ -28,6 +28,7 @@ from bert_tf.checkpoints import CHECKPOINT_BASENAME, CheckpointError, weights_id
 from bert_tf.config import CAUSAL_KEY
 from bert_tf.errors import UsageError
 from bert_tf.file_digests import file_sha256
+from bert_tf.training.precision import needs_loss_scaling
 
 RECORD_FILE = "run.json"
 # Where a record keeps training data that a resumed run may add to (`Task.training_data_may_grow`).
@@ -36,11 +37,12 @@ GROWING_DATA = "training_data_parts"
 _TRAINING_OPTIONS = ("init_checkpoint", "train_batch_size", "learning_rate", "num_train_epochs",
                      "warmup_proportion", "num_train_steps", "num_warmup_steps", "optimizer",
                      "gradient_accumulation_steps", "random_seed")
-# Task settings and config keys records gained later: a record without one says
-# nothing about it. A config key only where the recorded task says the same (a --causal
+# Task settings, options and config keys records gained later: a record without one
+# says nothing about it. A config key only where the recorded task says the same (a --causal
 # run's task says it is one, as its config now does too; a fine-tuning run recorded
 # without "causal" trained its model both ways).
 _LATER_TASK_SETTINGS = ("masking",)
+_LATER_OPTIONS = ("loss_scaling",)
 _LATER_CONFIG_KEYS = (CAUSAL_KEY,)
 
 
@@ -65,6 +67,8 @@ def run_record(task, options, train_steps, train_split=None):
     """
     recorded = {name: getattr(options, name) for name in _TRAINING_OPTIONS}
     recorded["init_checkpoint"] = _start_weights(options.init_checkpoint)
+    # float16's loss scale is optimizer state: its checkpoints fit no run without one.
+    recorded["loss_scaling"] = needs_loss_scaling(options.mixed_precision)
     record = {"task": task.record(), "serving_kind": task.serving_kind, "options": recorded,
               "start_weights": _start_weights_identity(options.init_checkpoint),
               "train_steps": train_steps}
@@ -198,6 +202,9 @@ def _same_keys(recorded, new):
     if isinstance(recorded.get("task"), dict) and isinstance(new.get("task"), dict):
         new["task"] = {key: value for key, value in new["task"].items()
                        if key in recorded["task"] or key not in _LATER_TASK_SETTINGS}
+    if isinstance(recorded.get("options"), dict) and isinstance(new.get("options"), dict):
+        new["options"] = {key: value for key, value in new["options"].items()
+                          if key in recorded["options"] or key not in _LATER_OPTIONS}
     if "training_data_sha256" not in recorded or "training_data_sha256" not in new:
         recorded.pop("training_data_sha256", None)
         new.pop("training_data_sha256", None)

@@ -234,3 +234,31 @@ def test_a_resume_may_add_input_files_but_not_replace_them(tmp_path):
     shutil.copy(golden[1], golden[0])  # other records written over the recorded path
     with pytest.raises(UsageError, match="input files this run does not read"):
         check(golden[0])
+
+
+def test_a_resume_with_or_without_float16_loss_scaling_is_refused_before_any_work(tmp_path):
+    """It said "the options match run.json", then failed restoring (a TensorFlow dtype
+    error): the loss scale is optimizer state. bfloat16 and float32 resume each other."""
+    import json
+
+    from bert_tf.tasks.output_dir_checks import check_run_record
+    records = str(shared_path("golden", "sample_text_seed12345_dupe10.tfrecord"))
+
+    def check(policy):
+        options = quick_options(tmp_path, do_train=True, num_train_steps=4, random_seed=None,
+                                mixed_precision=policy)
+        check_run_record(str(tmp_path), run_record(_task(records), options, 4, [records]),
+                         options)
+
+    check("mixed_float16")
+    (tmp_path / "ckpt-2.index").write_bytes(b"")  # a checkpoint to resume from
+    with pytest.raises(UsageError, match=r"options\.loss_scaling: True in the recorded run, "
+                                         r"False now"):
+        check("float32")
+    record = json.loads((tmp_path / "run.json").read_text())
+    record["options"]["loss_scaling"] = False
+    (tmp_path / "run.json").write_text(json.dumps(record))
+    check("mixed_bfloat16")
+    del record["options"]["loss_scaling"]  # a record of an earlier version says nothing
+    (tmp_path / "run.json").write_text(json.dumps(record))
+    check("mixed_float16")
