@@ -184,7 +184,7 @@ def _parse_flags(program):
         try:
             return FLAGS(argv)
         except flags.Error as error:
-            sys.stderr.write(f"{program}: error: {error}\n(--help lists the script's flags)\n")
+            sys.stderr.write(f"{program}: error: {error} (--help lists the script's flags)\n")
             sys.exit(USAGE_EXIT_CODE)
     return parse
 

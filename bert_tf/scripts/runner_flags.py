@@ -193,6 +193,9 @@ def _strategy(values):
     if strategy != "mirrored" and values.num_gpus:
         raise UsageError(f"--num_gpus applies only with --distribution_strategy=mirrored "
                          f"(this run: {strategy})")
+    if strategy != "multi_worker_mirrored" and values["worker_wait_seconds"].present:
+        raise UsageError(f"--worker_wait_seconds applies only with --distribution_strategy="
+                         f"multi_worker_mirrored (this run: {strategy})")
     return strategy
 
 

@@ -177,6 +177,9 @@ def test_bad_flags_are_named(tmp_path, uncased_vocab_file):
                            ("--num_gpus=2", "--num_gpus applies only with "
                                             "--distribution_strategy=mirrored (this run: "
                                             "one_device)"),
+                           ("--worker_wait_seconds=60", "--worker_wait_seconds applies only "
+                                                        "with --distribution_strategy="
+                                                        "multi_worker_mirrored"),
                            ("--use_tpu --distribution_strategy=mirrored",
                             "--use_tpu contradicts --distribution_strategy=mirrored"),
                            # dynamic masking draws the targets among the sequence's tokens

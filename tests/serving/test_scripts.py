@@ -253,7 +253,8 @@ def test_a_length_flag_out_of_bounds_is_a_usage_error(tmp_path, script, flag, va
     assert result.returncode == 2
     program = script.removesuffix(".py")
     assert result.stderr.startswith(
-        f"{program}: error: flag --{flag}={value}: {value} is not {bound}\n"), result.stderr[-2000:]
+        f"{program}: error: flag --{flag}={value}: {value} is not {bound} (--help lists the "
+        "script's flags)\n"), result.stderr[-2000:]
 
 
 def test_a_model_without_a_savedmodel_kind_is_refused_in_one_sentence():
