@@ -13,6 +13,8 @@ document: its `-DOCSTART-` line sits at the very end of the file, without a
 newline. The reader accepts `-DOCSTART-` anywhere; a document with no
 sentence is an error, except that last `-DOCSTART-` when sentences come
 before the file's first one (the document it opens is the file's head).
+Each split's file in `--data_dir` has the release's name or the common
+renaming (`split_file`); a folder holding both is refused as ambiguous.
 """
 
 import dataclasses
