@@ -37,7 +37,7 @@ from bert_tf.errors import UsageError
 from bert_tf.output_paths import check_outputs_apart
 from bert_tf.tasks.output_dir_checks import check_run_record
 from bert_tf.tasks.run_record import RECORD_FILE, recorded_run, run_record
-from bert_tf.tasks.scored_model_checks import (check_scored_weights,
+from bert_tf.tasks.scored_model_checks import (check_scored_weights, scored_step,
                                                warn_if_init_checkpoint_ignored)
 from bert_tf.tasks.task import RunContext
 from bert_tf.tasks.worker_settings import worker_settings
@@ -213,7 +213,8 @@ def _collective_failure(error):
 
 def _exported_model_to_score(options):
     """`(options, its step)`, scoring the model a finished run exported in `output_dir`
-    where that is all; `(options, None)` otherwise.
+    where that is all, or `--init_checkpoint`'s (`scored_step`) where the folder holds
+    no model; `(options, None)` otherwise.
 
     An evaluation or prediction alone resumes the folder's newest `ckpt-N`;
     where those were deleted (they are for resuming) or the folder was
@@ -223,13 +224,14 @@ def _exported_model_to_score(options):
     `run.json` (a release) is scored only when no `--init_checkpoint` is given.
     """
     exported = os.path.join(options.output_dir, CHECKPOINT_BASENAME)
-    if (options.do_train or newest_checkpoint(options.output_dir)
-            or not os.path.exists(exported + ".index")):
+    if options.do_train or newest_checkpoint(options.output_dir):
         return options, None
+    if not os.path.exists(exported + ".index"):  # another folder's model, or a release
+        return options, scored_step(options.init_checkpoint)
     recorded = recorded_run(options.output_dir)
     if options.init_checkpoint:
         if recorded is None:
-            return options, None
+            return options, scored_step(options.init_checkpoint)
         warn_if_init_checkpoint_ignored(options.output_dir, exported, options.init_checkpoint)
     logging.info("no training checkpoint in %s: scoring the model it exported, %s",
                  options.output_dir, exported)

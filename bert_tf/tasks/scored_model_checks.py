@@ -12,14 +12,18 @@ the checkpoint lacks (a random head) are refused (`check_scored_weights`).
 """
 
 import os
+import re
 
 from absl import logging
 
 from bert_tf.checkpoints import (CHECKPOINT_BASENAME, FINE_TUNING_BILSTM_KERNEL, POOLER_NAMES,
-                                 checkpoint_folder)
+                                 CheckpointError, checkpoint_folder, is_huggingface)
+from bert_tf.checkpoints.tf1 import resolve_checkpoint_prefix
 from bert_tf.errors import UsageError
 from bert_tf.tasks.run_record import RECORD_FILE, record_differences, recorded_run
 
+# A run's training checkpoint (`ckpt-N`; the original's `model.ckpt-N`): N is its step.
+_RUN_CHECKPOINT = re.compile(r"^(model\.)?ckpt-\d+$")
 # Task settings an evaluation of a trained model may set otherwise than its training.
 _EVALUATION_SETTINGS = ("max_seq_length", "doc_stride", "max_query_length",
                         "max_predictions_per_seq", "dynamic_masking", "masking")
@@ -189,3 +193,26 @@ def _warn_if_training_unfinished(latest, trained):
                         "stopped early, and this scores that unfinished model; rerun the "
                         "training command (with --do_train) to finish it first", latest, step,
                         steps, RECORD_FILE)
+
+
+def scored_step(init_checkpoint):
+    """The training step of the model `init_checkpoint` names, for `eval_results.txt`.
+
+    A run's `ckpt-N` is of step N, the `bert_model.ckpt` a finished run
+    exported of the steps its `run.json` records; a release's model, or a
+    HuggingFace one, is of no step of ours (None). An evaluation alone of
+    another folder's trained model reported `global_step = 0`.
+    """
+    if not init_checkpoint or is_huggingface(init_checkpoint):
+        return None
+    try:
+        prefix = resolve_checkpoint_prefix(init_checkpoint)
+    except CheckpointError:  # the load names it
+        return None
+    name = os.path.basename(prefix)
+    if _RUN_CHECKPOINT.match(name):
+        return int(name.rsplit("-", 1)[1])
+    if name == CHECKPOINT_BASENAME:
+        steps = (recorded_run(os.path.dirname(prefix) or ".") or {}).get("train_steps")
+        return steps if isinstance(steps, int) else None
+    return None

@@ -108,7 +108,10 @@ def test_eval_only_into_a_new_folder_scores_init_checkpoint(tmp_path, caplog, mr
     results = runner.run(task, quick_options(
         output_dir, do_eval=True, init_checkpoint=str(tmp_path / "trained" / "bert_model.ckpt")))
     assert (output_dir / "eval_results.txt").exists()
-    assert results["global_step"] == 0
+    assert results["global_step"] == 1  # the step run.json records for that model (it said 0)
+    ckpt = runner.run(task, quick_options(tmp_path / "by_ckpt", do_eval=True,
+                                          init_checkpoint=str(tmp_path / "trained" / "ckpt-1")))
+    assert ckpt["global_step"] == 1 and ckpt["eval_accuracy"] == results["eval_accuracy"]
     # Into a folder with training checkpoints, those are scored, as the original does; the
     # --init_checkpoint of another folder that is not scored gets a warning.
     with caplog.at_level("WARNING"):
