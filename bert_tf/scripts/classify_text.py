@@ -21,7 +21,7 @@ import os
 
 import tensorflow as tf
 import tensorflow_text  # noqa: F401  (registers the ops of the in-graph tokenizer)
-from absl import flags
+from absl import flags, logging
 
 from bert_tf import serving
 from bert_tf.checkpoints import (CHECKPOINT_BASENAME, READ_ERRORS, CheckpointError,
@@ -35,6 +35,8 @@ from bert_tf.errors import UsageError
 from bert_tf.script_output import print_output
 from bert_tf.scripts import cli
 from bert_tf.scripts.trained_settings import settings
+from bert_tf.tasks.glue_data import TASKS
+from bert_tf.tasks.run_record import recorded_run
 
 CACHE_NAME = "saved_model"
 # What the export depends on in a run_classifier.py output folder (or a HuggingFace one).
@@ -143,6 +145,15 @@ def _check_pairs_fit(config, source):
         raise UsageError(str(error)) from None
 
 
+def _warn_if_trained_on_single_texts(model_dir):
+    """Warns where `run.json` names a GLUE task of single sentences (SST-2, CoLA): pairs
+    read by such a model score something it never learned."""
+    task = ((recorded_run(checkpoint_folder(model_dir)) or {}).get("task") or {}).get("task")
+    if task in TASKS and TASKS[task].columns["train"].text_b is None:
+        logging.warning("--text_b: the model in %s was fine-tuned on single sentences (task "
+                        "%s); it scores pairs as it never learned to", model_dir, task)
+
+
 def run():
     """Prints the predicted label and every label's probability for each text."""
     if FLAGS.text_b and len(FLAGS.text_b) != len(FLAGS.text):
@@ -160,6 +171,7 @@ def run():
             cli.check_export_dir_flag(FLAGS.export_dir)
         if FLAGS.text_b:  # before the export is made
             _check_pairs_fit(config_beside(FLAGS.model_dir), f"--model_dir={FLAGS.model_dir}")
+            _warn_if_trained_on_single_texts(FLAGS.model_dir)
         chosen = settings(FLAGS, FLAGS.model_dir, ("max_seq_length", "do_lower_case"),
                           kind="classifier")
         served = load_classifier(FLAGS.model_dir, FLAGS.export_dir, chosen["max_seq_length"],

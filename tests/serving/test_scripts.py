@@ -296,3 +296,16 @@ def test_classify_text_shows_a_tab_or_line_break_of_a_text_escaped():
     escaped = load_script("classify_text.py")._escaped
     assert escaped("a\tb\nc\r\\d") == "a\\tb\\nc\\r\\\\d"
     assert escaped("plain text") == "plain text"
+
+
+def test_classify_text_warns_of_pairs_for_a_model_of_single_sentences(tmp_path, caplog):
+    import json
+
+    from tests_shared import load_script
+    warn = load_script("classify_text.py")._warn_if_trained_on_single_texts
+    for task in ("sst-2", "mrpc", "tsv"):
+        (tmp_path / "run.json").write_text(json.dumps({"task": {"task": task}}))
+        caplog.clear()
+        with caplog.at_level("WARNING"):
+            warn(str(tmp_path))
+        assert ("fine-tuned on single sentences (task sst-2)" in caplog.text) == (task == "sst-2")
