@@ -31,7 +31,6 @@ import numpy as np
 
 from bert_tf.atomic_files import write_texts
 from bert_tf.checkpoints import export_original
-from bert_tf.config_uses import is_causal
 from bert_tf.errors import UsageError
 from bert_tf.modeling import BertEncoder
 from bert_tf.modeling.classifier import build_token_classifier
@@ -195,7 +194,7 @@ class NerTask(Task):
             path = os.path.join(self.cache_dir, f"{split.name}_{self.feature_layers}.npy")
             key = token_features.fingerprint(self.model_files.init_checkpoint,
                                              self.feature_layers, split.columns,
-                                             is_causal(self.model_files.config))
+                                             self.model_files.config)
             split.features = token_features.cached_features(
                 path, self.feature_function, split.columns, self.feature_batch_size, key)
         return split.features

@@ -121,19 +121,18 @@ def build_feature_tagger(width, num_labels, lstm_units, initializer_range=0.02):
                        name="bert_feature_tagger")
 
 
-def fingerprint(init_checkpoint, feature_layers, columns, causal=False):
+def fingerprint(init_checkpoint, feature_layers, columns, config):
     """What a cache was computed from: the checkpoint (its path and its weights' identity,
-    so new weights written at the same path are seen), layers, a digest of the token ids,
-    and for a left-to-right encoder (`causal`) that it was one: the same weights give other
-    features once its `"causal"` mark is removed."""
+    so new weights written at the same path are seen), the encoder's `BertConfig` (the same
+    weights give other features under another activation, depth or `"causal"` mark),
+    layers, and a digest of the token ids."""
     digest = hashlib.sha256()
     for name in ENCODER_INPUTS:
         digest.update(np.ascontiguousarray(columns[name]).tobytes())
-    key = {"init_checkpoint": os.path.abspath(init_checkpoint) if init_checkpoint else None,
-           "weights": weights_identity(init_checkpoint) if init_checkpoint else None,
-           "feature_layers": feature_layers, "shape": list(columns["input_ids"].shape),
-           "inputs_sha256": digest.hexdigest()}
-    return {**key, "causal": True} if causal else key  # older caches' keys stay valid
+    return {"init_checkpoint": os.path.abspath(init_checkpoint) if init_checkpoint else None,
+            "weights": weights_identity(init_checkpoint) if init_checkpoint else None,
+            "bert_config": config.to_dict(), "feature_layers": feature_layers,
+            "shape": list(columns["input_ids"].shape), "inputs_sha256": digest.hexdigest()}
 
 
 def _cached(path, key):

@@ -3,6 +3,7 @@ right, as the paper's "LTR & No NSP" row was: each runner used to refuse it. Eve
 model now attends to earlier positions only; the sentence-level ones classify from the last
 real token, the one position that has seen the whole text."""
 
+import dataclasses
 import json
 
 import numpy as np
@@ -92,9 +93,13 @@ def test_feature_based_ner_reads_left_to_right_features_cached_as_such(causal_re
                    mode="feature_based", feature_layers="last", cache_dir=str(tmp_path))
     assert task.encoder().causal
     columns = {name: value for name, value in padded_inputs((2, LENGTH)).items()}
-    both_ways = token_features.fingerprint(str(causal_release), "last", columns)
-    assert token_features.fingerprint(str(causal_release), "last", columns, causal=True) == {
-        **both_ways, "causal": True}  # the key removed: features computed anew
+    config = task.model_files.config
+    left_to_right = token_features.fingerprint(str(causal_release), "last", columns, config)
+    assert left_to_right["bert_config"]["causal"] is True
+    both_ways = dataclasses.replace(config, extra={})
+    # The mark removed: another key, so the features are computed anew.
+    assert token_features.fingerprint(str(causal_release), "last", columns,
+                                      both_ways) != left_to_right
 
 
 def test_exports_keep_the_mark_and_masked_lm_is_refused(causal_release, tmp_path):

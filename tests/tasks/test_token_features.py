@@ -1,5 +1,6 @@
 """Frozen-encoder features: the six layer choices vs HF hidden states, the cache, the dataset."""
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -48,7 +49,7 @@ def test_every_feature_choice_matches_hf_hidden_states(minilm_encoder, hf_minilm
                            output_hidden_states=True).hidden_states
     for feature_layers in token_features.FEATURE_LAYERS:
         extractor = token_features.feature_extractor(minilm_encoder, feature_layers)
-        key = token_features.fingerprint(None, feature_layers, columns)
+        key = token_features.fingerprint(None, feature_layers, columns, minilm_encoder.config)
         # One batch of every window: one trace (and XLA compilation) per
         # choice; the cache test below runs a split's shorter last batch.
         rows = token_features.cached_features(str(tmp_path / f"{feature_layers}.npy"),
@@ -75,7 +76,7 @@ def test_cache_is_reused_only_for_the_same_inputs(uncased_vocab_file, tmp_path):
     first, second = (token_features.feature_extractor(e, "last") for e in encoders)
     checkpoint = str(tmp_path / "model" / "bert_model.ckpt")
     save_tf1_checkpoint(encoders[0], checkpoint)
-    key = token_features.fingerprint(checkpoint, "last", columns)
+    key = token_features.fingerprint(checkpoint, "last", columns, encoders[0].config)
     (tmp_path / "dev.npy.tmp-999999999.npy").write_bytes(b"a killed run's half")
     function = token_features.feature_function(first)
     computed = np.array(token_features.cached_features(path, lambda: function, columns, 5, key))
@@ -87,9 +88,13 @@ def test_cache_is_reused_only_for_the_same_inputs(uncased_vocab_file, tmp_path):
     reused = token_features.cached_features(
         path, lambda: pytest.fail("recomputed a cached split"), columns, 5, key)
     np.testing.assert_array_equal(reused, computed)
+    # The same weights under another config (another activation): another key (the cache
+    # of the gelu encoder was reused).
+    relu = dataclasses.replace(encoders[0].config, hidden_act="relu")
+    assert token_features.fingerprint(checkpoint, "last", columns, relu) != key
     # Other weights at the same path: recomputed with the second encoder.
     save_tf1_checkpoint(encoders[1], checkpoint)
-    other_key = token_features.fingerprint(checkpoint, "last", columns)
+    other_key = token_features.fingerprint(checkpoint, "last", columns, encoders[1].config)
     second_function = token_features.feature_function(second)
     recomputed = np.array(token_features.cached_features(
         path, lambda: second_function, columns, 5, other_key))
