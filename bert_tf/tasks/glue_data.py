@@ -226,6 +226,8 @@ def tsv_task(data_dir):
         raise FileNotFoundError(f"{labels_file}: file not found (--task_name=tsv needs the "
                                 "label list, one per line)")
     labels = read_labels(labels_file)
+    if len(labels) < 2:  # one class: a loss of 0 and accuracy 1 from the first step
+        raise ValueError(f"{labels_file}: {len(labels)} label; a classifier needs two or more")
     columns = {}
     for split in ("train", "dev", "test"):
         path = os.path.join(data_dir, f"{split}.tsv")
@@ -244,6 +246,11 @@ def tsv_task(data_dir):
         columns[split] = Columns(
             header.index(text[0]), header.index(text[1]) if len(text) == 2 else None,
             header.index("label") if "label" in header else None)
+    pairs = {split: layout.text_b is not None for split, layout in columns.items()}
+    if len(set(pairs.values())) > 1:  # a model trained on pairs, scored on single texts
+        raise ValueError(f"{data_dir}: " + ", ".join(
+            f"{split}.tsv holds {'pairs' if pair else 'single sentences'}"
+            for split, pair in pairs.items()) + "; every split needs the same layout")
     files = {split: f"{split}.tsv" for split in ("train", "dev", "test")}
     return TsvTask("tsv", labels, files, columns or {"train": Columns(0)})
 

@@ -32,7 +32,7 @@ class XnliTask:
             path = os.path.join(data_dir, f"xnli.{split}.tsv")
             rows = ((line, row, row[6], row[7], row[1]) for line, row in
                     read_tsv(path, skip_header=True)
-                    if _has_columns(path, line, row, 8) and row[0] == self.language)
+                    if _has_columns(path, line, row, 8) and row[0].strip() == self.language)
         else:
             raise ValueError(f"task xnli has no split {split!r} (it has train, dev, test)")
         examples = [InputExample(f"{split}-{line}", a, b, self._label_id(path, line, label))

@@ -75,14 +75,15 @@ def test_xnli_layouts_and_language_filter(tmp_path):
     header = "\t".join(["language", "gold_label"] + [f"c{i}" for i in range(2, 6)]
                        + ["sentence1", "sentence2"])
     rows = [["de", "neutral", "", "", "", "", "Er lief.", "Er rannte schnell."],
-            ["en", "entailment", "", "", "", "", "He ran.", "He moved."]]
+            ["en", "entailment", "", "", "", "", "He ran.", "He moved."],
+            ["de ", "neutral", "", "", "", "", "Sie las.", "Sie lernte."]]  # a stray space
     (tmp_path / "xnli.dev.tsv").write_text(
         "\n".join([header] + ["\t".join(r) for r in rows]) + "\n", encoding="utf-8")
     task = XnliTask("de")
     train = task.read(str(tmp_path), "train")
     assert [e.label for e in train] == [1, 0]  # entailment, contradiction
     dev = task.read(str(tmp_path), "dev")
-    assert [(e.text_a, e.label) for e in dev] == [("Er lief.", 2)]
+    assert [(e.text_a, e.label) for e in dev] == [("Er lief.", 2), ("Sie las.", 2)]
 
 
 def test_own_tsv_task_reads_header_and_labels(tmp_path):
@@ -199,3 +200,18 @@ def test_a_blank_line_is_named_as_one(tmp_path):
     with pytest.raises(ValueError, match="train.tsv:3: a blank line; each line is one example "
                                          "of at least 4 tab-separated columns"):
         get_task("rte").read(data_dir, "train")
+
+
+def test_own_tsv_task_needs_two_labels_and_one_layout(tmp_path):
+    """One label trained to a loss of 0; pairs in train.tsv and single texts in dev.tsv
+    trained on one and scored on the other, both without a word."""
+    from bert_tf.tasks.glue_data import tsv_task
+    (tmp_path / "labels.txt").write_text("only\n")
+    (tmp_path / "train.tsv").write_text("sentence1\tsentence2\tlabel\na\tb\tonly\n")
+    with pytest.raises(ValueError, match=r"labels.txt: 1 label; a classifier needs two or more"):
+        tsv_task(str(tmp_path))
+    (tmp_path / "labels.txt").write_text("yes\nno\n")
+    (tmp_path / "dev.tsv").write_text("sentence\tlabel\na\tyes\n")
+    with pytest.raises(ValueError, match=r"train.tsv holds pairs, dev.tsv holds single "
+                                         r"sentences; every split needs the same layout"):
+        tsv_task(str(tmp_path))
