@@ -158,6 +158,10 @@ def _hint(refs, shapes):
     if trained and built and trained != built:
         return (f" (its BiLSTM has {trained} units per direction, the model's {built}: "
                 "is it the --bilstm_units it was trained with?)")
+    if trained and not built:
+        return (f" (it holds a BiLSTM over its encoder, of {trained} units per direction, "
+                "and the model none: add --bilstm with the --bilstm_units it was trained "
+                "with)")
     return ""
 
 

@@ -169,6 +169,12 @@ def test_a_bilstm_of_another_size_is_named_with_both_sizes(tiny_config, tmp_path
         "the model's 4: is it the --bilstm_units it was trained with?): ")
     assert "7 weights differ: bilstm_0/backward/bias: checkpoint (24,), model (16,); " \
         in str(error.value)
+    # Scored without --bilstm, where its head's width is not the encoder's: it named the
+    # head's shape alone ("output_weights: checkpoint (2, 12), model (2, 32)").
+    with pytest.raises(CheckpointError, match=r"checkpoint does not fit the model \(it holds a "
+                                              r"BiLSTM over its encoder, of 6 units per "
+                                              r"direction, and the model none: add --bilstm"):
+        load_tf1_checkpoint(build_classifier(tiny_config, 2), prefix)
 
 
 def test_missing_checkpoint_names_path(tiny_config, tmp_path):
