@@ -95,12 +95,7 @@ class TsvTask:
             examples.append(self._example(path, line, row, split, columns))
         if not examples:
             raise ValueError(f"{path}: split {split!r} of task {self.name} has no examples")
-        if wider:
-            logging.warning(
-                "%s:%d: %d row(s), the first on this line, have more than the %d "
-                "tab-separated fields of the %s; a tab inside a text shifts the fields after "
-                "it, and those past field %d are not read", path, wider[0], len(wider), width,
-                "header" if columns.header else "first row", width)
+        warn_of_wider_rows(path, wider, width, "header" if columns.header else "first row")
         return examples
 
     def _check_header(self, path, row, columns):
@@ -160,6 +155,17 @@ class TsvTask:
             raise ValueError(f"{path}:{line}: label {value!r} is not one of "
                              f"{list(self.labels)} of task {self.name}")
         return self.labels.index(value)
+
+
+def warn_of_wider_rows(path, wider, width, layout):
+    """One warning for the rows (`wider`: their lines) with more than `width` fields, the
+    width of `layout` (the header, say): read as the original reads them, their extra
+    fields unread, though a tab inside a text has likely shifted them."""
+    if wider:
+        logging.warning(
+            "%s:%d: %d row(s), the first on this line, have more than the %d tab-separated "
+            "fields of the %s; a tab inside a text shifts the fields after it, and those past "
+            "field %d are not read", path, wider[0], len(wider), width, layout, width)
 
 
 def read_tsv(path, skip_header):

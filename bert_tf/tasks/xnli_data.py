@@ -9,7 +9,7 @@ Layouts as in the XNLI 1.0 release: `multinli/multinli.train.<lang>.tsv`
 import dataclasses
 import os
 
-from bert_tf.tasks.glue_data import InputExample, read_tsv
+from bert_tf.tasks.glue_data import InputExample, read_tsv, warn_of_wider_rows
 
 LABELS = ("contradiction", "entailment", "neutral")
 
@@ -26,8 +26,10 @@ class XnliTask:
     def read(self, data_dir, split):
         if split == "train":
             path = os.path.join(data_dir, "multinli", f"multinli.train.{self.language}.tsv")
-            rows = ((line, row, row[0], row[1], row[2]) for line, row in
-                    read_tsv(path, skip_header=True) if _has_columns(path, line, row, 3))
+            rows = [(line, row, row[0], row[1], row[2]) for line, row in
+                    read_tsv(path, skip_header=True) if _has_columns(path, line, row, 3)]
+            warn_of_wider_rows(path, [line for line, row, *_ in rows if len(row) > 3], 3,
+                               "release's layout (premise, hypothesis, label)")
         elif split in ("dev", "test"):
             path = os.path.join(data_dir, f"xnli.{split}.tsv")
             rows = ((line, row, row[6], row[7], row[1]) for line, row in

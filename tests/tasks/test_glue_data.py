@@ -66,7 +66,7 @@ def test_unknown_task():
         get_task("foo")
 
 
-def test_xnli_layouts_and_language_filter(tmp_path):
+def test_xnli_layouts_and_language_filter(tmp_path, caplog):
     from bert_tf.tasks.xnli_data import XnliTask
     (tmp_path / "multinli").mkdir()
     (tmp_path / "multinli" / "multinli.train.de.tsv").write_text(
@@ -82,6 +82,12 @@ def test_xnli_layouts_and_language_filter(tmp_path):
     task = XnliTask("de")
     train = task.read(str(tmp_path), "train")
     assert [e.label for e in train] == [1, 0]  # entailment, contradiction
+    with open(tmp_path / "multinli" / "multinli.train.de.tsv", "a", encoding="utf-8") as f:
+        f.write("Ein Mann\tmit Tab\tentailment\tneutral\n")  # a tab inside the premise
+    with caplog.at_level("WARNING"):
+        assert len(task.read(str(tmp_path), "train")) == 3  # read as the original reads it
+    assert "multinli.train.de.tsv:4: 1 row(s), the first on this line, have more than the 3" \
+        in caplog.text
     dev = task.read(str(tmp_path), "dev")
     assert [(e.text_a, e.label) for e in dev] == [("Er lief.", 2), ("Sie las.", 2)]
 
