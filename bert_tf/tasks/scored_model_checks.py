@@ -27,6 +27,9 @@ _RUN_CHECKPOINT = re.compile(r"^(model\.)?ckpt-\d+$")
 # Task settings an evaluation of a trained model may set otherwise than its training.
 _EVALUATION_SETTINGS = ("max_seq_length", "doc_stride", "max_query_length",
                         "max_predictions_per_seq", "dynamic_masking", "masking")
+# A task setting only a feature-based run records (NER's): its model is a tagger over the
+# features of a frozen encoder, its start weights.
+_FROZEN_ENCODER = "feature_layers"
 # Config keys that change nothing a trained model computes at inference.
 _TRAINING_ONLY_CONFIG = ("hidden_dropout_prob", "attention_probs_dropout_prob",
                          "initializer_range")
@@ -104,7 +107,9 @@ def check_scored_model(output_dir, latest, recorded, new, init_checkpoint):
     a warning only: a model may be scored on another task on purpose.
     """
     scored = latest or init_checkpoint
-    if latest:
+    if latest and recorded is not None and _FROZEN_ENCODER in recorded.get("task", {}):
+        _check_same_encoder(output_dir, recorded, new)
+    elif latest:
         warn_if_init_checkpoint_ignored(output_dir, latest, init_checkpoint)
     if not scored:
         raise UsageError(f"nothing to score: --output_dir={output_dir} holds no checkpoint "
@@ -138,6 +143,24 @@ def check_scored_model(output_dir, latest, recorded, new, init_checkpoint):
             _warn_if_training_unfinished(latest, trained)
     logging.info("scoring %s (of the run recorded in %s)", scored,
                  os.path.join(folder, RECORD_FILE) if trained else "no run.json")
+
+
+def _check_same_encoder(output_dir, recorded, new):
+    """Refuses to score a feature-based tagger on the features of other start weights.
+
+    Its training checkpoints hold the tagger alone; the features it reads
+    come from the frozen encoder of `--init_checkpoint`, which must be the
+    one it was trained on (another scored the tagger on other features, with
+    a warning that the other checkpoint was not what is scored).
+    """
+    def start(record):
+        return {"start_weights": record.get("start_weights"),
+                "options": {"init_checkpoint": record.get("options", {}).get("init_checkpoint")}}
+    changes = record_differences(start(recorded), start(new))
+    if changes:
+        raise UsageError(f"--output_dir={output_dir} holds a tagger trained on the features of "
+                         f"other start weights ({'; '.join(changes)}); give the "
+                         "--init_checkpoint it was trained from")
 
 
 def _evaluation_changes(recorded, new):

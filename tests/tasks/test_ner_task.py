@@ -238,3 +238,33 @@ def test_test_predictions_and_their_scores_are_replaced_together(tmp_path):
             OSError, match=rf"^cannot write {out}/test_results.txt: File too large$"):
         task.write_predictions(outputs, test, str(out))
     assert {path.name: path.read_text() for path in out.iterdir()} == before
+
+
+def test_a_feature_based_tagger_is_scored_only_on_its_own_encoders_features(tmp_path):
+    """Its ckpt-N holds the tagger alone: scored with another --init_checkpoint, the dev
+    features came from that encoder (F1 0.034 -> 0.0), with a warning that the other
+    checkpoint was not what is scored."""
+    from bert_tf.tasks.output_dir_checks import check_run_record
+    from bert_tf.tasks.run_record import run_record
+    files = tiny_model_files()
+    starts = []
+    for seed in (1, 2):
+        keras.utils.set_random_seed(seed)
+        starts.append(save_tf1_checkpoint(BertEncoder(files.config),
+                                          str(tmp_path / f"start{seed}" / "bert_model.ckpt")))
+    out = tmp_path / "out"
+    out.mkdir()
+
+    def check(start, **phases):
+        task = NerTask(str(tmp_path), ModelFiles(files.config, files.vocab_file, start),
+                       max_seq_length=32, do_lower_case=True, mode="feature_based",
+                       feature_layers="second_to_last", cache_dir=str(out / "features"))
+        options = quick_options(out, init_checkpoint=start, **phases)
+        check_run_record(str(out), run_record(task, options, 2), options)
+
+    check(starts[0], do_train=True)
+    (out / "ckpt-2.index").write_bytes(b"")  # its tagger's training checkpoint
+    check(starts[0], do_eval=True)
+    with pytest.raises(UsageError, match=r"holds a tagger trained on the features of other "
+                                         r"start weights \(start_weights: "):
+        check(starts[1], do_eval=True)
