@@ -162,6 +162,11 @@ def _hint(refs, shapes):
         return (f" (it holds a BiLSTM over its encoder, of {trained} units per direction, "
                 "and the model none: add --bilstm with the --bilstm_units it was trained "
                 "with)")
+    differing = [name for name, ref in refs.items()
+                 if name in shapes and tuple(shapes[name]) != ref.original_shape]
+    if differing and not encoder_names(differing):
+        return (" (its task head has other shapes: a model fine-tuned for another task or "
+                "label count; start from the pretrained model it came from)")
     return ""
 
 

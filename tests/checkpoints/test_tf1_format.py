@@ -177,6 +177,15 @@ def test_a_bilstm_of_another_size_is_named_with_both_sizes(tiny_config, tmp_path
         load_tf1_checkpoint(build_classifier(tiny_config, 2), prefix)
 
 
+def test_a_head_of_another_label_count_is_named_as_the_head(tiny_config, tmp_path):
+    """A fine-tuned model of 3 labels as the start of a 2-label one: only shapes were named."""
+    prefix = save_tf1_checkpoint(build_classifier(tiny_config, 3), str(tmp_path / "model.ckpt"))
+    with pytest.raises(CheckpointError, match=r"checkpoint does not fit the model \(its task "
+                                              r"head has other shapes: a model fine-tuned for "
+                                              r"another task or label count"):
+        load_tf1_checkpoint(build_classifier(tiny_config, 2), prefix)
+
+
 def test_missing_checkpoint_names_path(tiny_config, tmp_path):
     with pytest.raises(CheckpointError, match="nothing.ckpt: no checkpoint found"):
         load_tf1_checkpoint(BertEncoder(tiny_config), str(tmp_path / "nothing.ckpt"))
