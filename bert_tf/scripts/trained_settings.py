@@ -25,7 +25,7 @@ import os
 
 from absl import logging
 
-from bert_tf.checkpoints import checkpoint_folder, config_beside
+from bert_tf.checkpoints import CheckpointError, checkpoint_folder, config_beside
 from bert_tf.checkpoints.labels import LABELS_FILE, read_labels
 from bert_tf.errors import UsageError
 from bert_tf.file_digests import file_sha256
@@ -120,8 +120,11 @@ def check_trained_files(folder, record, vocab_file=None, needs_labels=False):
                          f"with ({record_path} holds another's SHA-256); its ids would mean "
                          "other words. Serve it with the vocabulary it was trained with")
     trained_config = model.get("bert_config")
-    if isinstance(trained_config, dict) and _has_config(folder):  # else the export names it
-        config = config_beside(folder).to_dict()
+    try:
+        config = config_beside(folder).to_dict() if isinstance(trained_config, dict) else None
+    except CheckpointError:  # no config yet (an interrupted run's folder): the export names it
+        config = None
+    if config is not None:
         changed = [f"{key}={config.get(key)!r} (trained: {value!r})"
                    for key, value in sorted(trained_config.items()) if config.get(key) != value]
         if changed:
@@ -136,12 +139,6 @@ def check_trained_files(folder, record, vocab_file=None, needs_labels=False):
             raise UsageError(f"{labels_file}: labels {labels}, but the model was trained "
                              f"with {trained_labels}, in that order ({record_path}); each "
                              "output would be named after another label")
-
-
-def _has_config(folder):
-    """Whether `folder` holds a config (an interrupted run's holds only its `ckpt-N`)."""
-    return any(os.path.isfile(os.path.join(folder, name))
-               for name in ("bert_config.json", "config.json"))
 
 
 def _trained_vocabulary(vocab_file, folder, trained_sha256):

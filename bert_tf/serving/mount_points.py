@@ -28,8 +28,8 @@ def mount_points(table=MOUNT_TABLE):
         return set()
     # The fifth field is the mount point, with space, tab, newline and backslash
     # written as three octal digits after a backslash.
-    return {re.sub(r"\\([0-7]{3})", lambda code: chr(int(code.group(1), 8)), line.split()[4])
-            for line in lines if len(line.split()) > 4}
+    return {re.sub(r"\\([0-7]{3})", lambda code: chr(int(code.group(1), 8)), fields[4])
+            for fields in map(str.split, lines) if len(fields) > 4}
 
 
 def is_mount_point(folder):

@@ -108,7 +108,7 @@ class TsvTask:
         label = None
         if columns.label is not None and -len(row) <= columns.label < len(row):
             label = row[columns.label]
-        if label is not None and self._is_label(label):
+        if label is not None and self._is_label(path, label):
             found = f"its label column holds the label {label!r}"
         elif row and row[0].strip().isdigit():
             found = f"it starts with the number {row[0].strip()}"
@@ -118,13 +118,13 @@ class TsvTask:
                          f"task {self.name}'s files start with a header line, which is "
                          "skipped, so this row would be lost. Put the header back")
 
-    def _is_label(self, value):
-        if not self.is_regression:
-            return value in self.labels
+    def _is_label(self, path, value):
+        """Whether `value` reads as a label (a finite score for regression) of the task."""
         try:
-            return math.isfinite(float(value))
+            self._label_id(path, 1, value)
         except ValueError:
             return False
+        return True
 
     def _example(self, path, line, row, split, columns):
         needed = max(abs(c) + (c >= 0) for c in (columns.text_a, columns.text_b, columns.label)

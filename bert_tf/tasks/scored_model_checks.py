@@ -12,18 +12,16 @@ the checkpoint lacks (a random head) are refused (`check_scored_weights`).
 """
 
 import os
-import re
 
 from absl import logging
 
 from bert_tf.checkpoints import (CHECKPOINT_BASENAME, FINE_TUNING_BILSTM_KERNEL, POOLER_NAMES,
                                  CheckpointError, checkpoint_folder, is_huggingface)
+from bert_tf.checkpoints.folders import ORIGINAL_CHECKPOINT, TRAINING_CHECKPOINT
 from bert_tf.checkpoints.tf1 import resolve_checkpoint_prefix
 from bert_tf.errors import UsageError
 from bert_tf.tasks.run_record import RECORD_FILE, record_differences, recorded_run
 
-# A run's training checkpoint (`ckpt-N`; the original's `model.ckpt-N`): N is its step.
-_RUN_CHECKPOINT = re.compile(r"^(model\.)?ckpt-\d+$")
 # Task settings an evaluation of a trained model may set otherwise than its training.
 _EVALUATION_SETTINGS = ("max_seq_length", "doc_stride", "max_query_length",
                         "max_predictions_per_seq", "dynamic_masking", "masking")
@@ -232,10 +230,10 @@ def scored_step(init_checkpoint):
         prefix = resolve_checkpoint_prefix(init_checkpoint)
     except CheckpointError:  # the load names it
         return None
-    name = os.path.basename(prefix)
-    if _RUN_CHECKPOINT.match(name):
-        return int(name.rsplit("-", 1)[1])
-    if name == CHECKPOINT_BASENAME:
+    name, _, number = os.path.basename(prefix).rpartition("-")
+    if name in (TRAINING_CHECKPOINT, ORIGINAL_CHECKPOINT) and number.isdigit():
+        return int(number)
+    if os.path.basename(prefix) == CHECKPOINT_BASENAME:
         steps = (recorded_run(os.path.dirname(prefix) or ".") or {}).get("train_steps")
         return steps if isinstance(steps, int) else None
     return None
