@@ -179,28 +179,33 @@ def test_a_left_to_right_run_recorded_before_its_config_said_so_resumes(tmp_path
         check(causal=False)
 
 
-def _evaluation_data(eval_input_file, tmp_path):
-    """What the workers of a multi-worker run compare of the evaluation files."""
-    golden = shared_path("golden", "sample_text_seed12345_dupe10.tfrecord")
-    task = _task(str(golden), eval_input_file=eval_input_file)
+def _compared_data(input_file, tmp_path):
+    """What the workers of a multi-worker run compare of their input files: the same
+    files (or pattern) as training and as evaluation data."""
+    task = _task(input_file, eval_input_file=input_file)
     options = quick_options(tmp_path / "out", do_train=True, do_eval=True)
     splits = runner.read_splits(task, options)
-    record = run_record(task, options, 10)
-    return worker_settings(task, record, options, splits)["evaluation_data"]
+    record = run_record(task, options, 10, splits["train"])
+    settings = worker_settings(task, record, options, splits)
+    return settings["training_data"], settings["evaluation_data"]
 
 
-def test_workers_compare_evaluation_files_by_what_they_hold_not_their_paths(tmp_path):
+@pytest.mark.parametrize("split", ["training", "evaluation"])
+def test_workers_compare_input_files_by_what_they_hold_not_their_paths(tmp_path, split):
     """The same records at `/mnt/a` on one host and `/data/b` on another are the same
-    evaluation; other records written at the same path (the other golden file) are not."""
+    data; other records written at the same path (the other golden file) are not. Before,
+    a worker given another training corpus than the chief's trained on it without a word."""
+    part = ("training", "evaluation").index(split)
     records = shared_path("golden", "sample_text_seed12345_dupe10.tfrecord").read_bytes()
     for host in ("alice", "models"):
         (tmp_path / host).mkdir()
-        (tmp_path / host / "eval.tfrecord").write_bytes(records)
-    first = _evaluation_data(str(tmp_path / "alice" / "*.tfrecord"), tmp_path)
-    assert _evaluation_data(str(tmp_path / "models" / "eval.tfrecord"), tmp_path) == first
+        (tmp_path / host / "data.tfrecord").write_bytes(records)
+    first = _compared_data(str(tmp_path / "alice" / "*.tfrecord"), tmp_path)[part]
+    assert first is not None
+    assert _compared_data(str(tmp_path / "models" / "data.tfrecord"), tmp_path)[part] == first
     other = shared_path("golden", "gutenberg30_wwm_seed12345_dupe2.tfrecord").read_bytes()
-    (tmp_path / "alice" / "eval.tfrecord").write_bytes(other)
-    assert _evaluation_data(str(tmp_path / "alice" / "*.tfrecord"), tmp_path) != first
+    (tmp_path / "alice" / "data.tfrecord").write_bytes(other)
+    assert _compared_data(str(tmp_path / "alice" / "*.tfrecord"), tmp_path)[part] != first
 
 
 def test_a_resume_may_add_input_files_but_not_replace_them(tmp_path):
