@@ -135,8 +135,13 @@ def fingerprint(init_checkpoint, feature_layers, columns, config):
             "shape": list(columns["input_ids"].shape), "inputs_sha256": digest.hexdigest()}
 
 
-def _cached(path, key):
-    """The features cached at `path` for `key`, or None: absent, stale, or unreadable."""
+def _cached(path, key, rows):
+    """The features cached at `path` for `key`, or None: absent, stale, or unreadable.
+
+    A file of another shape or type under a matching key (replaced by hand, or
+    by another tool) is unreadable too: its rows would be read as other
+    windows' features, or past its end.
+    """
     if not (os.path.exists(path) and os.path.exists(path + ".json")):
         return None
     try:
@@ -145,10 +150,16 @@ def _cached(path, key):
                 logging.info("%s: cached features were computed from other inputs; "
                              "recomputing", path)
                 return None
-        return np.load(path, mmap_mode="r")
+        features = np.load(path, mmap_mode="r")
     except (OSError, ValueError, EOFError) as error:  # a damaged cache
         logging.warning("%s: cached features do not read (%s); recomputing", path, error)
         return None
+    expected = (rows, feature_width(key["bert_config"]["hidden_size"], key["feature_layers"]))
+    if features.shape != expected or features.dtype != np.float32:
+        logging.warning("%s: cached features are %s %s, not float32 %s; recomputing", path,
+                        features.dtype, list(features.shape), list(expected))
+        return None
+    return features
 
 
 def cached_features(path, make_function, columns, batch_size, key):
@@ -165,7 +176,7 @@ def cached_features(path, make_function, columns, batch_size, key):
     Returns:
         A read-only memory map `[total real tokens, width]`, windows in order.
     """
-    cached = _cached(path, key)
+    cached = _cached(path, key, int(columns["input_mask"].sum()))
     if cached is not None:
         logging.info("%s: reusing cached features", path)
         return cached

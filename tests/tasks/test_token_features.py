@@ -113,6 +113,14 @@ def test_cache_is_reused_only_for_the_same_inputs(uncased_vocab_file, tmp_path):
         again = token_features.cached_features(path, lambda: second_function, columns, 5,
                                                other_key)
         np.testing.assert_array_equal(again, recomputed)
+    # A valid `.npy` of another shape or type under the same key: computed again, not read
+    # as other windows' rows (an IndexError traceback or features of the wrong tokens).
+    for other in (recomputed[:-3], recomputed[:, :4], recomputed.astype(np.float64)):
+        os.remove(path)
+        np.save(path, other)
+        again = token_features.cached_features(path, lambda: second_function, columns, 5,
+                                               other_key)
+        np.testing.assert_array_equal(again, recomputed)
     with pytest.raises(ValueError, match="--feature_layers='middle'"):
         token_features.feature_extractor(_tiny_encoder(1), "middle")
 
