@@ -10,7 +10,11 @@ runners' start-up:
   CUDA platform) with the process's stderr pointed at /dev/null: TensorFlow
   2.21 writes its first notices from C++ before its logging is set up, where
   the level does not reach them. Python-side errors still say what went
-  wrong; set `TF_CPP_MIN_LOG_LEVEL=0` to see everything.
+  wrong; set `TF_CPP_MIN_LOG_LEVEL=0` to see everything. Where
+  `TF_XLA_FLAGS` is set, stderr stays open: TensorFlow reads it while
+  looking for GPUs and ends the process on a flag it does not know, saying
+  which on stderr only (with stderr at /dev/null the runner ended with exit
+  status 1 and not a word).
 * Without garbage collection. The import makes some 340,000 Python objects,
   none of them garbage, and the full collections that so many allocations
   trigger walk them all, again and again (about a second of CPU in all). So
@@ -38,11 +42,11 @@ def _import_tensorflow():
     collecting = gc.isenabled()
     gc.disable()
     try:
-        if "TF_CPP_MIN_LOG_LEVEL" in os.environ:
-            import tensorflow  # noqa: F401
-        else:
+        if "TF_CPP_MIN_LOG_LEVEL" not in os.environ:
             os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
-            _import_tensorflow_quietly()
+            if "TF_XLA_FLAGS" not in os.environ:
+                _import_tensorflow_quietly()
+        import tensorflow  # noqa: F401
     finally:
         gc.freeze()
         if collecting:

@@ -119,15 +119,28 @@ def test_an_empty_xnli_language_is_a_usage_error(tmp_path):
     assert "--xnli_language is empty" in result.stderr and "Traceback" not in result.stderr
 
 
-def test_tensorflow_start_up_noise_is_hidden_by_default(tmp_path):
-    """Without TF_CPP_MIN_LOG_LEVEL set, a runner's stderr holds its own words only."""
+def _classifier_without_log_level(tmp_path, **variables):
     environment = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
-    result = subprocess.run(
+    environment.update(variables)
+    return subprocess.run(
         [sys.executable, str(REPO / "run_classifier.py"), "--output_dir", str(tmp_path),
          "--task_name=MRPC", "--data_dir=/nonexistent", "--do_train",
          f"--vocab_file={shared_path('vocab', 'bert-base-uncased-vocab.txt')}",
          f"--bert_config_file={write_tiny_bert_config(tmp_path / 'c.json')}"],
         capture_output=True, text=True, timeout=300, env=environment)
+
+
+def test_tensorflow_start_up_noise_is_hidden_by_default(tmp_path):
+    """Without TF_CPP_MIN_LOG_LEVEL set, a runner's stderr holds its own words only."""
+    result = _classifier_without_log_level(tmp_path)
     assert result.returncode == 1
     assert result.stderr.strip().splitlines() == [
         "run_classifier: error: /nonexistent/train.tsv: file not found"], result.stderr
+
+
+def test_a_flag_tensorflow_ends_the_run_on_is_named(tmp_path):
+    """A `TF_XLA_FLAGS` flag TensorFlow does not know ended the run while it was imported
+    with stderr at /dev/null: exit status 1 and not a word."""
+    result = _classifier_without_log_level(tmp_path, TF_XLA_FLAGS="--no_such_flag")
+    assert result.returncode != 0
+    assert "Unknown flag in TF_XLA_FLAGS: --no_such_flag" in result.stderr, result.stderr
