@@ -1,6 +1,6 @@
 """`DynamicMasker`: the original's masked-LM choice, on a batch, in the graph.
 
-`dynamic_masking` applies it to freshly packed batches; because every draw
+`dynamic_masking` applies it to freshly packed groups of pairs; because every draw
 comes from a seed argument (stateless random ops), the same batch and seed
 give the same masks and a new seed gives new ones.
 """

@@ -17,10 +17,17 @@ time; the pipeline therefore runs in the training process, as
 files so that hosts can share them out (see `readers.interleave_files`).
 
 Every random choice is drawn from seeds that a `tf.data.Dataset.random`
-stream hands each document and each batch. In training that stream runs on
-across epochs, so cuts, pairs and masks differ every epoch; with `seed` set,
-the whole stream is reproducible. An evaluation pass with a seed gives the
-same batches every time it is run.
+stream hands each document and each group of `PAIRS_PER_DRAW` pairs. In
+training that stream runs on across epochs, so cuts, pairs and masks differ
+every epoch; with `seed` set, the whole stream is reproducible. An
+evaluation pass with a seed gives the same batches every time it is run.
+
+The random next sentences, trimming and masks are drawn per group of pairs,
+whatever the batch: the examples are the same at any batch size, and so
+under any `--gradient_accumulation_steps`, number of replicas or
+`--eval_batch_size` (one stream's batch of 8 is its two batches of 4). Drawn
+per batch, a batch of one sequence had no other document to take a random
+next sentence from, and every label of such a run was "is next".
 """
 
 import tensorflow as tf
@@ -34,6 +41,11 @@ from bert_tf.tokenization.packer import BertPacker
 from bert_tf.tokenization.tokenizer_layer import BertTokenizerLayer
 from bert_tf.tokenization.vocab import PRETRAINING_REQUIRED_TOKENS
 from bert_tf.tokenization.vocab import vocabulary_list
+
+
+# Sentence pairs whose random next sentences, trims and masks are drawn together: a random
+# next B comes from another document of the group.
+PAIRS_PER_DRAW = 64
 
 
 def _seed_stream(seed, stream):
@@ -53,9 +65,8 @@ class DynamicPretrainingData:
     The pipeline's graph functions (tokenizing, pairing, packing, masking) take
     seconds to trace. One object serves every dataset of a run (the check of
     each split, training and evaluation), and they reuse its traces: a
-    document's function is traced once for each device placement (a
-    `tf.distribute` strategy places its input pipelines), a batch's once
-    for each batch size and placement.
+    document's function and a group's are each traced once for each device
+    placement (a `tf.distribute` strategy places its input pipelines).
 
     Example:
 
@@ -95,7 +106,7 @@ class DynamicPretrainingData:
         self._pairs_of_document = tf.function(
             self._document_pairs, autograph=False,
             input_signature=[tf.TensorSpec([None], tf.string), tf.TensorSpec([2], tf.int64)])
-        self._features_of_batch = tf.function(self._batch_features, autograph=False)
+        self._features_of_group = tf.function(self._group_features, autograph=False)
 
     def _document_pairs(self, sentences, pair_seed):
         """One document's (A, B) pairs, each with the document's key."""
@@ -104,9 +115,9 @@ class DynamicPretrainingData:
         key = dynamic_pairs.document_key(sentences)
         return {"a": a, "b": b, "doc": tf.fill(tf.shape(a.row_lengths()), key)}
 
-    def _batch_features(self, pairs, batch_seed):
-        """A batch of pairs as pretraining features: random next, trimmed, packed, masked."""
-        seeds = tf.random.experimental.stateless_split(batch_seed, 3)
+    def _group_features(self, pairs, group_seed):
+        """A group of pairs as pretraining features: random next, trimmed, packed, masked."""
+        seeds = tf.random.experimental.stateless_split(group_seed, 3)
         b, is_random_next = dynamic_pairs.swap_random_next(pairs["b"], pairs["doc"], seeds[0])
         a, b = dynamic_pairs.trim_pair(pairs["a"], b, self.options.max_num_tokens,
                                        self.options.short_seq_prob, seeds[1])
@@ -115,9 +126,6 @@ class DynamicPretrainingData:
         features["input_mask"] = packed["input_mask"]
         features["segment_ids"] = packed["segment_ids"]
         features["next_sentence_labels"] = tf.cast(is_random_next, tf.int32)[:, None]
-        rows = pairs["doc"].shape[0]  # the batch size, where batches have one size
-        for value in features.values():
-            value.set_shape([rows, value.shape[1]])
         return features
 
     def dataset(self, input_patterns, batch_size, is_training, input_context=None,
@@ -133,8 +141,9 @@ class DynamicPretrainingData:
           drop_remainder: drop a last, smaller batch.
           cycle_length: files read at once in training (default min(4, files)).
           shuffle_buffer_size: documents, then sentence pairs, in the shuffle
-            buffers (random next segments come from other documents of
-            the same batch, so the pair buffer should span many documents).
+            buffers (random next segments come from other documents of the
+            same `PAIRS_PER_DRAW` pairs, so the pair buffer should span many
+            documents).
           seed: seed of every shuffle and draw (None: fresh every run).
 
         Returns:
@@ -161,7 +170,8 @@ class DynamicPretrainingData:
             self._pairs_of_document, num_parallel_calls=tf.data.AUTOTUNE).unbatch()
         pairs = pairs.shuffle(shuffle_buffer_size, seed=seed,
                               reshuffle_each_iteration=is_training)
-        batches = pairs.ragged_batch(batch_size, drop_remainder=drop_remainder)
-        batches = tf.data.Dataset.zip(batches, _seed_stream(seed, 1)).map(
-            self._features_of_batch, num_parallel_calls=tf.data.AUTOTUNE)
-        return batches.prefetch(tf.data.AUTOTUNE)
+        groups = pairs.ragged_batch(PAIRS_PER_DRAW)
+        examples = tf.data.Dataset.zip(groups, _seed_stream(seed, 1)).map(
+            self._features_of_group, num_parallel_calls=tf.data.AUTOTUNE).unbatch()
+        return examples.batch(batch_size, drop_remainder=drop_remainder).prefetch(
+            tf.data.AUTOTUNE)

@@ -12,8 +12,9 @@ equal in its statistics:
   chunk is cut at a random token instead (the original forces such a chunk to
   a random next, which pushes its random-next rate above one half). Chunks of
   fewer than two tokens are dropped.
-* Random next. Within a batch, each pair has its B replaced, with probability
-  one half, by the B of a random other pair of the batch that comes from
+* Random next. Within a group of pairs (`dynamic_masking.PAIRS_PER_DRAW`,
+  whatever the batch size), each pair has its B replaced, with probability
+  one half, by the B of a random other pair of the group that comes from
   another document (label 1); otherwise it keeps its own (label 0). The
   original draws B from a random other document at a random sentence.
 
@@ -37,7 +38,7 @@ _DOC_KEY_BUCKETS = 2**62
 
 
 def document_key(sentences):
-    """A hash of a document's text, to tell documents apart in a batch."""
+    """A hash of a document's text, to tell documents apart in a group of pairs."""
     joined = tf.strings.reduce_join(sentences, separator="\n")
     return tf.strings.to_hash_bucket_fast(joined, _DOC_KEY_BUCKETS)
 
@@ -98,16 +99,16 @@ def _window(lengths, start, stop):
 
 
 def swap_random_next(b, doc_keys, seed):
-    """Gives about half of a batch's pairs the B of another document.
+    """Gives about half of a group's pairs the B of another document.
 
     Args:
-      b: RaggedTensor [batch, None], each pair's own B.
-      doc_keys: int64 [batch], `document_key` of each pair's document.
+      b: RaggedTensor [pairs, None], each pair's own B.
+      doc_keys: int64 [pairs], `document_key` of each pair's document.
       seed: shape [2] int tensor.
 
     Returns:
-      (b, is_random_next): the new B segments and bool [batch] labels. A pair
-      whose batch holds no other document keeps its B (label False).
+      (b, is_random_next): the new B segments and bool [pairs] labels. A pair
+      whose group holds no other document keeps its B (label False).
     """
     seeds = tf.random.experimental.stateless_split(seed, 2)
     batch = tf.shape(doc_keys)[0]

@@ -206,8 +206,8 @@ def test_evaluation_pairs_are_half_random_next(tmp_path, uncased_vocab_file):
     """An evaluation pass mixes documents too: its batches of one long document's
     consecutive pairs had no other document to take a B from (8% random next).
     Every dataset of one pipeline (a run's split checks, training, evaluation)
-    reuses its traces: the document function's one, the batch function's one
-    for each batch size."""
+    reuses its traces: the document function's one and the group function's one,
+    whatever the batch size."""
     corpus = str(corpus_head(tmp_path, lines=400))  # 5 documents of 30 to 128 lines
     options = PretrainingDataOptions(max_seq_length=64, max_predictions_per_seq=10)
     data = DynamicPretrainingData(uncased_vocab_file, options)
@@ -216,7 +216,28 @@ def test_evaluation_pairs_are_half_random_next(tmp_path, uncased_vocab_file):
     assert len(labels) == 176 and abs(labels.mean() - 0.5) < 0.1, labels.mean()
     next(iter(data.dataset(corpus, batch_size=1, is_training=True, shuffle_buffer_size=1)))
     assert data._pairs_of_document.experimental_get_tracing_count() == 1
-    assert data._features_of_batch.experimental_get_tracing_count() == 2
+    assert data._features_of_group.experimental_get_tracing_count() == 1
+
+
+@pytest.mark.parametrize("is_training", [True, False])
+def test_the_examples_do_not_depend_on_the_batch_size(tmp_path, uncased_vocab_file,
+                                                      is_training):
+    """A stream's batch of 8 is its two batches of 4, and batches of one sequence are
+    half random next too. Drawn per batch, a batch of one (`--gradient_accumulation_steps`
+    at the batch size, one sequence per replica, `--eval_batch_size=1`) had no other
+    document to take a B from: every label was "is next", and the model learned that."""
+    corpus = str(corpus_head(tmp_path, lines=400))
+    options = PretrainingDataOptions(max_seq_length=64, max_predictions_per_seq=10)
+    data = DynamicPretrainingData(uncased_vocab_file, options)
+
+    def rows(batch_size):
+        return _rows(data.dataset(corpus, batch_size, is_training, seed=3), 128 // batch_size)
+
+    by_eight, by_one = rows(8), rows(1)
+    for name, values in rows(4).items():
+        np.testing.assert_array_equal(values, by_eight[name], err_msg=name)
+        np.testing.assert_array_equal(by_one[name], by_eight[name], err_msg=name)
+    assert abs(by_one["next_sentence_labels"].mean() - 0.5) < 0.15
 
 
 def test_whole_word_masking_takes_whole_words(whole_word_eval, uncased_vocab_file):
