@@ -27,6 +27,7 @@ does not after `--flag=`, and a name that is not UTF-8 is refused
 
 import logging
 import os
+import re
 import signal
 import sys
 import threading
@@ -179,12 +180,35 @@ def _script_help(script):
             "--helpfull lists absl's and TensorFlow's flags too.")
 
 
+def _parse_error_line(error):
+    """absl's flag parsing error on one line: the required flags not given named together.
+
+    >>> _parse_error_line(flags.IllegalFlagValueError(
+    ...     "flag --a=None: Flag --a must have a value other than None.\\n"
+    ...     "flag --b=None: Flag --b must have a value other than None."))
+    'required flags not given: --a, --b'
+    >>> _parse_error_line(flags.Error("one\\ntwo"))
+    'one; two'
+    """
+    lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
+    missing = [match.group(1) for match in map(_MISSING_REQUIRED_FLAG.match, lines) if match]
+    if missing and len(missing) == len(lines):
+        return f"required flags not given: {', '.join('--' + name for name in missing)}"
+    return "; ".join(lines)
+
+
+# absl's line for a required flag left out (`flags.mark_flags_as_required`).
+_MISSING_REQUIRED_FLAG = re.compile(r"flag --(\w+)=None: Flag --\1 must have a value other "
+                                    r"than None\.$")
+
+
 def _parse_flags(program):
     def parse(argv):
         try:
             return FLAGS(argv)
         except flags.Error as error:
-            sys.stderr.write(f"{program}: error: {error} (--help lists the script's flags)\n")
+            sys.stderr.write(f"{program}: error: {_parse_error_line(error)} (--help lists the "
+                             "script's flags)\n")
             sys.exit(USAGE_EXIT_CODE)
     return parse
 
