@@ -28,8 +28,7 @@ from bert_tf.checkpoints.folders import model_in_folder
 from bert_tf.checkpoints.tf1 import resolve_checkpoint_prefix
 from bert_tf.config_uses import as_causal, is_causal, require_segment_pairs
 from bert_tf.errors import UsageError
-from bert_tf.tokenization.vocab import (load_vocab, validate_case_matches_checkpoint,
-                                        vocabulary_casing)
+from bert_tf.tokenization.vocab import check_casing, load_vocab, validate_case_matches_checkpoint
 
 # [CLS] + one token + [SEP]: the shortest sequence any task can pack.
 MIN_SEQ_LENGTH = 3
@@ -179,7 +178,7 @@ def resolve_model_files(bert_config_file=None, vocab_file=None, init_checkpoint=
     if not vocab_file:
         raise UsageError("--vocab_file is required (no vocab.txt beside --init_checkpoint)")
     vocab = load_vocab(vocab_file)
-    _check_casing(vocab, vocab_file, do_lower_case)
+    check_casing(vocab, vocab_file, do_lower_case)
     vocab_size = len(vocab)
     if vocab_size > config.vocab_size:
         raise UsageError(
@@ -195,21 +194,3 @@ def resolve_model_files(bert_config_file=None, vocab_file=None, init_checkpoint=
                         "ids will not mean what the model learned unless that is intended",
                         vocab_file, beside)
     return ModelFiles(config, vocab_file, init_checkpoint, config_source)
-
-
-def _check_casing(vocab, vocab_file, do_lower_case):
-    """Refuses `--do_lower_case=False` with an uncased vocabulary, warns of the reverse.
-
-    An uncased vocabulary (letters, none of them capitals) has no token for
-    a capitalised word: read unlowered, most names become `[UNK]`. A cased
-    one read lower-cased still finds its tokens but never its capitals.
-    """
-    casing = vocabulary_casing(vocab)
-    if not do_lower_case and casing == "uncased":
-        raise UsageError(f"--do_lower_case=False, but --vocab_file={vocab_file} has no "
-                         "capital letters (an uncased model's vocabulary): capitalised words "
-                         "would become [UNK]; pass --do_lower_case=True")
-    if do_lower_case and casing == "cased":
-        logging.warning("--do_lower_case=True, but --vocab_file=%s holds capitalised tokens "
-                        "(a cased model's vocabulary): the model will never see a capital; "
-                        "pass --do_lower_case=False if it was trained cased", vocab_file)

@@ -18,7 +18,9 @@ import os
 import re
 
 import tensorflow as tf
+from absl import logging
 
+from bert_tf.errors import UsageError
 from bert_tf.text_files import NotUtf8Error, utf8_lines
 
 # Special tokens every BERT input needs; pretraining also needs [MASK], [PAD].
@@ -177,3 +179,28 @@ def vocabulary_casing(tokens):
     if any(word != word.lower() for word in words):
         return "cased"
     return "uncased" if any(word != word.upper() for word in words) else None
+
+
+def check_casing(vocab, vocab_file, do_lower_case):
+    """Refuses `--do_lower_case=False` with an uncased vocabulary, warns of the reverse.
+
+    An uncased vocabulary (letters, none of them capitals) has no token for
+    a capitalised word: read unlowered, most names become `[UNK]`. A cased
+    one read lower-cased still finds its tokens but never its capitals.
+    Every tool that reads text with a vocabulary checks it (the runners,
+    `extract_features.py`, `create_pretraining_data.py`).
+
+    >>> check_casing(["[CLS]", "the"], "vocab.txt", do_lower_case=True)
+    >>> check_casing(["[CLS]", "the"], "vocab.txt", do_lower_case=False)
+    Traceback (most recent call last):
+    bert_tf.errors.UsageError: --do_lower_case=False, but --vocab_file=vocab.txt has no capital letters (an uncased model's vocabulary): capitalised words would become [UNK]; pass --do_lower_case=True
+    """
+    casing = vocabulary_casing(vocab)
+    if not do_lower_case and casing == "uncased":
+        raise UsageError(f"--do_lower_case=False, but --vocab_file={vocab_file} has no "
+                         "capital letters (an uncased model's vocabulary): capitalised words "
+                         "would become [UNK]; pass --do_lower_case=True")
+    if do_lower_case and casing == "cased":
+        logging.warning("--do_lower_case=True, but --vocab_file=%s holds capitalised tokens "
+                        "(a cased model's vocabulary): the model will never see a capital; "
+                        "pass --do_lower_case=False if it was trained cased", vocab_file)

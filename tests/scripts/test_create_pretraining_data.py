@@ -54,6 +54,28 @@ def test_bad_flags_get_a_clear_message(tmp_path, uncased_vocab_file):
     assert "Traceback" not in result.stderr
 
 
+def test_flags_that_would_be_dropped_or_garble_the_records_are_refused(tmp_path,
+                                                                       uncased_vocab_file):
+    """`--shard_bytes` without fast mode was ignored without a word; `--do_lower_case=False`
+    with an uncased vocabulary wrote records with every capitalised word `[UNK]`, where the
+    runners refuse it; missing flags were named on three lines."""
+    corpus = f"--input_file={shared_path('corpus', 'sample_text.txt')}"
+    output = f"--output_file={tmp_path / 'out.tfrecord'}"
+    vocab = f"--vocab_file={uncased_vocab_file}"
+    for flags, expected in (
+            ((corpus, output, vocab, "--shard_bytes=1000"),
+             "--shard_bytes applies only in fast mode (--num_workers=N, N > 1)"),
+            ((corpus, output, vocab, "--do_lower_case=False"),
+             f"--do_lower_case=False, but --vocab_file={uncased_vocab_file} has no capital "
+             "letters"),
+            ((vocab,), "required flags not given: --input_file, --output_file (--help")):
+        result = _run(*flags)
+        assert result.returncode == 2, result.stderr[-2000:]
+        assert result.stderr.strip().splitlines()[-1].startswith(
+            f"create_pretraining_data: error: {expected}"), result.stderr[-2000:]
+        assert os.listdir(tmp_path) == []
+
+
 def test_an_input_glob_that_matches_nothing_is_a_usage_error(tmp_path, uncased_vocab_file):
     """As in learn_vocab and run_pretraining: exit 2, naming the flag (it exited 1)."""
     result = _run(f"--input_file={tmp_path}/corpus-*.txt",
