@@ -95,6 +95,7 @@ class PretrainingTask(Task):
 
     training_data_may_grow = True
     predicts = False
+    evaluates_a_sample = True
 
     def compared_examples(self, examples):
         """Each input file's `sampled_sha256`: the same records at another path on another

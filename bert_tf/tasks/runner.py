@@ -172,6 +172,9 @@ def run(task, options):
         raise UsageError("At least one of `do_train`, `do_eval` or `do_predict` must be True."
                          if task.predicts else "At least one of `do_train` or `do_eval` must "
                          "be True.")
+    if options.max_eval_steps is not None and not task.evaluates_a_sample:
+        raise UsageError(f"max_eval_steps: task {task.name} scores its whole dev set; leave "
+                         "the option out")
     if options.export_dir:
         _check_export(task, options)
     _check_outputs_apart_from_inputs(task, options)

@@ -216,6 +216,10 @@ class Task(abc.ABC):
     # Whether the task has a prediction phase (`--do_predict`; pretraining has none).
     predicts = True
 
+    # Whether evaluation reads at most `max_eval_steps` batches (pretraining's evaluation files
+    # may be of any size); the other tasks score their whole dev set, and refuse the option.
+    evaluates_a_sample = False
+
     # What `len()` of a split counts, for the log.
     split_unit = "examples"
 

@@ -152,6 +152,15 @@ def test_nothing_to_score_is_an_error(tmp_path):
         runner.run(_task("MRPC", data), quick_options(tmp_path / "empty", do_eval=True))
 
 
+def test_a_sample_of_the_dev_set_is_refused_where_the_whole_set_is_scored(tmp_path):
+    """`RunOptions(max_eval_steps=3)` scored all of MRPC's dev set without a word."""
+    data = glue_subset(tmp_path, "MRPC", 8, files=("dev.tsv",))
+    with pytest.raises(UsageError, match="max_eval_steps: task mrpc scores its whole dev set"):
+        runner.run(_task("MRPC", data), quick_options(tmp_path / "out", do_eval=True,
+                                                      max_eval_steps=3))
+    assert not (tmp_path / "out").exists()
+
+
 def test_rerun_with_other_hyper_parameters_is_refused(tmp_path, caplog, mrpc):
     data, trained = mrpc
     task = _task("MRPC", data)
