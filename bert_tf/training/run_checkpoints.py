@@ -51,6 +51,11 @@ from bert_tf.checkpoints import CheckpointError, load_tf1_checkpoint
 from bert_tf.checkpoints.folders import TRAINING_CHECKPOINT
 from bert_tf.training import resume
 
+# TensorFlow logs "Sharding callback duration: N microseconds" at INFO after every save:
+# as many lines as the progress lines in a run that saves often, and nothing a user acts on.
+logging.get_absl_logger().addFilter(
+    lambda record: not str(record.msg).startswith("Sharding callback duration"))
+
 
 class RunCheckpoints:
     """Saves and restores one run's `tf.train.Checkpoint` in its output folder.

@@ -102,6 +102,16 @@ def test_a_run_that_does_not_resume_never_overwrites_checkpoints(earlier_run):
     _assert_unchanged(files)
 
 
+def test_saves_add_no_tensorflow_timing_lines_to_the_log(tmp_path, caplog):
+    """TensorFlow's "Sharding callback duration" line came after every save."""
+    with caplog.at_level("INFO"):
+        make_trainer(tmp_path, steps_per_execution=1, save_checkpoints_steps=1).train(
+            dataset_fn(), num_steps=2)
+    assert "step 2/2 loss=" in caplog.text  # the run's own lines still go through
+    assert len(glob.glob(f"{tmp_path}/ckpt-*.index")) == 2
+    assert "Sharding callback" not in caplog.text
+
+
 def _write_original_checkpoint(model, folder, step):
     """What the original code's Estimator leaves: model.ckpt-N with Adam slots, global_step
     and a `checkpoint` state file (written with raw SaveV2, as that code's saver does)."""
