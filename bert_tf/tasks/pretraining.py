@@ -26,6 +26,7 @@ from bert_tf.modeling.pretrainer import BertPretrainer
 from bert_tf.tasks.pretraining_inputs import pretraining_dataset_fn
 from bert_tf.tasks.pretraining_objective import pretraining_objective
 from bert_tf.tasks.task import Task
+from bert_tf.training.trainer import NoEvaluationBatchError
 
 _INPUT_FLAGS = {"train": "input_file", "dev": "eval_input_file"}
 
@@ -170,10 +171,16 @@ class PretrainingTask(Task):
 
     def evaluate(self, context, examples):
         options = context.options
-        return context.trainer.evaluate(
-            lambda input_context: self.dataset(examples, options.eval_batch_size, False,
-                                               input_context),
-            options.max_eval_steps)
+        try:
+            return context.trainer.evaluate(
+                lambda input_context: self.dataset(examples, options.eval_batch_size, False,
+                                                   input_context),
+                options.max_eval_steps)
+        except NoEvaluationBatchError:  # its batches are whole, as the original's
+            raise UsageError(f"--eval_batch_size={options.eval_batch_size}: "
+                             f"--{_INPUT_FLAGS['dev']}={','.join(examples)} holds fewer examples "
+                             "than one batch (pretraining evaluates whole batches); give a "
+                             "smaller --eval_batch_size") from None
 
     serving_kind = "masked_lm"
 

@@ -69,6 +69,11 @@ class NonFiniteLossError(TrainingStopped):
     """Training produced a NaN or infinite loss or gradient."""
 
 
+class NoEvaluationBatchError(ValueError):
+    """The evaluation data yielded no batch (fewer examples than one, where batches are
+    whole); the task names its files and flag."""
+
+
 class Trainer:
     """Trains and evaluates a Keras model under any `tf.distribute` strategy.
 
@@ -318,8 +323,8 @@ class Trainer:
                 sums[name] += value.numpy()
             progress.advance()
         if not batches:
-            raise ValueError("evaluation dataset yielded no batch (fewer examples than "
-                             "eval_batch_size?)")
+            raise NoEvaluationBatchError("evaluation dataset yielded no batch (fewer examples "
+                                         "than eval_batch_size?)")
         progress.close()
         step = int(self.global_step.numpy())
         results = {"global_step": step, "loss": loss_sum / batches, **metric_values(sums)}

@@ -16,7 +16,7 @@ from bert_tf.training.init_checkpoint import initialize_from_checkpoint
 from bert_tf.training.precision import bfloat16_emulation_note
 from tests_shared import run_script, shared_path
 from training.pretraining_runs import (ONE_LAYER_CONFIG, TINY_CONFIG, environment,
-                                       pretraining_command, pretraining_flags)
+                                       golden_records, pretraining_command, pretraining_flags)
 
 STEPS = 40
 
@@ -118,6 +118,19 @@ def test_the_original_readme_command_runs_unchanged(resumed_run, tmp_path):
     assert "restored" in result.stderr and "resumed" not in result.stderr
     results = (tmp_path / "pretraining_output" / "eval_results.txt").read_text()
     assert "global_step = 20\n" in results
+
+
+def test_an_eval_batch_larger_than_the_evaluation_data_is_named(resumed_run, tmp_path):
+    """It ended with "evaluation dataset yielded no batch (fewer examples than
+    eval_batch_size?)", naming no file or flag."""
+    result = run_script("run_pretraining.py", *pretraining_flags(
+        str(tmp_path), str(tmp_path / "out"), "--do_eval", "--eval_batch_size=1000",
+        f"--init_checkpoint={resumed_run['output_dir']}"))
+    assert result.returncode == 2, result.stderr[-3000:]
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"run_pretraining: error: --eval_batch_size=1000: --eval_input_file={golden_records()} "
+        "holds fewer examples than one batch (pretraining evaluates whole batches); give a "
+        "smaller --eval_batch_size")
 
 
 def test_dynamic_masking_trains_on_raw_text(tmp_path, uncased_vocab_file):
