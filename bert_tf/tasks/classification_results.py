@@ -111,7 +111,7 @@ class LogitsPerExampleTask(Task):
         return classification_objective(self.is_regression)
 
     def evaluate(self, context, examples):
-        logits = context.outputs(self, examples, context.options.eval_batch_size)
+        logits = context.outputs(self, examples, context.options.eval_batch_size, "evaluating")
         return evaluation_results(self.name, logits, [e.label for e in examples],
                                   context.options.eval_batch_size, self.is_regression)
 

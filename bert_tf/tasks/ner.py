@@ -227,7 +227,7 @@ class NerTask(Task):
 
     def evaluation(self, context, examples):
         """The dev results, and `dev_predictions.txt` to write with eval_results.txt."""
-        outputs = context.outputs(self, examples, context.options.eval_batch_size)
+        outputs = context.outputs(self, examples, context.options.eval_batch_size, "evaluating")
         tags = self.predicted_tags(outputs, examples)
         return (self._results(outputs, examples, tags),
                 {DEV_PREDICTIONS: self.tags_text(examples, tags)})

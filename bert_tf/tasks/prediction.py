@@ -13,13 +13,14 @@ from bert_tf.training.steps import model_inputs
 from bert_tf.work_progress import WorkProgress
 
 
-def predict(model, dataset, jit_compile=False):
+def predict(model, dataset, jit_compile=False, work="predicting"):
     """`model`'s outputs (inference mode) over every batch of `dataset`, as numpy.
 
     Args:
         model: a Keras model whose inputs are (a subset of) the batch's features.
         dataset: a finite dataset of feature dicts; extra features (labels) are ignored.
         jit_compile: XLA-compile the forward pass.
+        work: what the progress lines call the pass ("evaluating", "predicting").
 
     Returns:
         The model's output structure with each leaf concatenated on axis 0.
@@ -39,7 +40,7 @@ def predict(model, dataset, jit_compile=False):
     forward = tf.function(lambda batch: model(model_inputs(model, batch), training=False),
                           jit_compile=jit_compile, autograph=False)
     cardinality = int(dataset.cardinality())
-    progress = WorkProgress("predicting", cardinality if cardinality >= 0 else None)
+    progress = WorkProgress(work, cardinality if cardinality >= 0 else None)
     batches = []
     for batch in dataset:
         batches.append(tf.nest.map_structure(lambda t: t.numpy(), forward(batch)))

@@ -186,7 +186,8 @@ class Task(abc.ABC):
             examples: what `read_split("dev")` returned.
         """
         return self.eval_results(
-            context.outputs(self, examples, context.options.eval_batch_size), examples)
+            context.outputs(self, examples, context.options.eval_batch_size, "evaluating"),
+            examples)
 
     def evaluation(self, context, examples):
         """`(results, files)`: `evaluate`'s results, and `{file name: text}` to write with them.
@@ -204,7 +205,8 @@ class Task(abc.ABC):
 
     def predict(self, context, examples):
         """The model's outputs on the examples (a numpy nest, in example order)."""
-        return context.outputs(self, examples, context.options.predict_batch_size)
+        return context.outputs(self, examples, context.options.predict_batch_size,
+                               "predicting")
 
     def write_predictions(self, outputs, examples, output_dir):
         """Writes the prediction files of the test examples into `output_dir`.
@@ -256,19 +258,22 @@ class RunContext:
         self.trainer = trainer
         self._outputs = {}  # id(examples) -> (examples, outputs)
 
-    def predict(self, dataset):
-        """The model's outputs over a finite dataset, as numpy (any output structure)."""
-        return prediction.predict(self.trainer.model, dataset, self.trainer.eval_jit_compile)
+    def predict(self, dataset, work="predicting"):
+        """The model's outputs over a finite dataset, as numpy (any output structure);
+        `work` names the pass in its progress lines."""
+        return prediction.predict(self.trainer.model, dataset, self.trainer.eval_jit_compile,
+                                  work)
 
-    def outputs(self, task, examples, batch_size):
+    def outputs(self, task, examples, batch_size, work):
         """`task`'s model outputs on `examples`, computed once per run.
 
         A split that is both evaluated and predicted (SQuAD's `--predict_file`
         with --do_eval and --do_predict) is run through the model once: on
-        BERT-Base on a CPU that pass takes most of an hour.
+        BERT-Base on a CPU that pass takes most of an hour. `work` ("evaluating"
+        or "predicting") names the pass in its progress lines.
         """
         if id(examples) not in self._outputs:  # the examples are kept, so ids stay unique
             dataset = task.dataset(examples, batch_size, False)
-            self._outputs[id(examples)] = (examples, self.predict(dataset))
+            self._outputs[id(examples)] = (examples, self.predict(dataset, work))
         return self._outputs[id(examples)][1]
 

@@ -32,6 +32,9 @@ def test_mrpc_train_eval_predict(tmp_path):
                          "--do_eval", "--do_predict", "--num_train_epochs=1")
     assert result.returncode == 0, result.stderr[-3000:]
     assert "step 3/3" in result.stderr  # 24 examples / batch 8, one epoch
+    # Each pass named by its phase (the evaluation's said "predicting" too).
+    assert re.search(r"evaluating: 3 batches in .*\n(.*\n)*.*predicting: 3 batches in ",
+                     result.stderr), result.stderr[-3000:]
     results = dict(line.split(" = ") for line in
                    (tmp_path / "out" / "eval_results.txt").read_text().splitlines())
     assert set(results) == {"eval_accuracy", "eval_f1", "eval_loss", "loss", "global_step"}

@@ -88,7 +88,7 @@ def test_readme_squad_2_0_predict_with_threshold_and_errors(tmp_path):
                         f"--output_dir={out}")
     assert result.returncode == 0, result.stderr[-3000:]
     # Evaluated and predicted, the one --predict_file went through the model once.
-    assert len(re.findall(r"predicting: \d+ batches in ", result.stderr)) == 1
+    assert len(re.findall(r"(evaluating|predicting): \d+ batches in ", result.stderr)) == 1
     null_odds = json.loads((out / "null_odds.json").read_text())
     predictions = json.loads((out / "predictions.json").read_text())
     assert all((predictions[k] == "") == (null_odds[k] > -1.0) for k in predictions)
