@@ -69,7 +69,9 @@ def test_a_signal_to_one_worker_stops_every_worker_at_the_same_step(tmp_path):
     texts = [log.read_text() for log in logs]
     assert [p.returncode for p in processes] == [143, 143], texts[0][-2000:] + texts[1][-2000:]
     steps = [int(re.search(r"stopped at step (\d+)", text).group(1)) for text in texts]
-    assert steps[0] == steps[1] > 2
+    # Step 2 itself where the signal came before the workers agreed on the next call (the
+    # suite's load can leave that moment after the log line this test waits for).
+    assert steps[0] == steps[1] >= 2
     assert "SIGTERM received by another worker" in texts[0]
     assert "SIGTERM received:" in texts[1]
     assert f"ckpt-{steps[0]}.index" in os.listdir(output_dir)
