@@ -1,8 +1,9 @@
 """What exact and fast mode do before making records, written once.
 
 Both modes check their files first (no output may be an input or the
-vocabulary, every input must be text), then load the vocabulary and build
-the compiled line tokenizer. Nothing is written before these checks pass.
+vocabulary, every input must be text), then load the vocabulary (its casing
+checked against `do_lower_case`) and build the compiled line tokenizer.
+Nothing is written before these checks pass.
 """
 
 from typing import Dict, NamedTuple, Sequence
@@ -11,7 +12,7 @@ from bert_tf.data.input_files import check_text_file
 from bert_tf.data.line_tokenizer import LineTokenizer
 from bert_tf.data.pretraining_options import PretrainingDataOptions
 from bert_tf.output_paths import check_outputs_apart
-from bert_tf.tokenization.vocab import PRETRAINING_REQUIRED_TOKENS, load_vocab
+from bert_tf.tokenization.vocab import PRETRAINING_REQUIRED_TOKENS, check_casing, load_vocab
 
 
 class RunStart(NamedTuple):
@@ -38,7 +39,8 @@ def start_run(input_files: Sequence[str], output_files: Sequence[str], vocab_fil
 
     Raises:
       ValueError: an output is an input or the vocabulary, an input is not
-        text, or the vocabulary lacks a special token (`VocabError`).
+        text, the vocabulary lacks a special token (`VocabError`), or
+        `do_lower_case=False` meets an uncased vocabulary (`check_casing`).
       OSError: a file cannot be read.
 
     Example:
@@ -59,4 +61,5 @@ def start_run(input_files: Sequence[str], output_files: Sequence[str], vocab_fil
     for path in input_files:
         check_text_file(path)
     vocab = load_vocab(vocab_file, require=PRETRAINING_REQUIRED_TOKENS)
+    check_casing(vocab, vocab_file, options.do_lower_case)
     return RunStart(vocab, LineTokenizer(vocab_file, options.do_lower_case))

@@ -64,13 +64,11 @@ def _create(output_files, options):
     from bert_tf.data.input_files import expand_input_patterns
     from bert_tf.data.pretraining_data import create_exact
     from bert_tf.data.sharded_pretraining_data import create_sharded
-    from bert_tf.tokenization.vocab import check_casing, load_vocab
 
     try:
         input_files = expand_input_patterns(FLAGS.input_file)
     except ValueError as error:  # a glob that matches nothing: the command line is wrong
         raise UsageError(f"--input_file: {error}") from None
-    check_casing(load_vocab(FLAGS.vocab_file), FLAGS.vocab_file, options.do_lower_case)
     if FLAGS.num_workers == 1:
         create_exact(input_files, output_files, FLAGS.vocab_file, options)
     else:
