@@ -34,7 +34,7 @@ $(TESTING): $(RUNTIME) requirements-test.txt
 # AVX-512 AMD machine the same evening.
 # A plain `pytest` runs it in one process.
 test: $(TESTING)
-	$(PY) -m pytest -q -n 2 --dist loadfile
+	$(PY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder
 
 # Each line is one benchmark's quick version (1-3 minutes on 2 quiet cores).
 # The bfloat16 ones run only on CPUs with bfloat16 instructions: elsewhere
