@@ -26,12 +26,12 @@ $(TESTING): $(RUNTIME) requirements-test.txt
 	touch $(TESTING)
 
 # Two workers, each taking whole files (a file's module fixtures are built once;
-# the serving session fixture's tests are all in one file for the same reason):
-# the tests keep about one core busy each (1.85 cores in all), and the suite
-# takes about half the minutes of one process: 11.1-14.4 on the 2-core AVX2
-# machine in runs of 2026-11-26, which took 16.8 for it before that day's changes
-# (scripts run in the test process, the dense packer), and 6.0 on a 2-core
-# AVX-512 AMD machine the same evening.
+# the serving session fixture's tests are all in one file for the same reason),
+# the longest files first (tests/conftest.py's LONGEST_FIRST; pytest-xdist's own
+# order, by number of tests, left the longest for last): the tests keep about one
+# core busy each, and the suite takes about half the minutes of one process. On the
+# 2-core AVX2 machine of 2026-12-07 it took 12.7 min (760 s; 831 s before that
+# day's XLA setting and order), 6.0 on a 2-core AVX-512 AMD machine on 2026-11-26.
 # A plain `pytest` runs it in one process.
 test: $(TESTING)
 	$(PY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder
