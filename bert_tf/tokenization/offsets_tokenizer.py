@@ -33,6 +33,7 @@ import tensorflow_text as tf_text
 
 from bert_tf.tokenization import unicode_tables
 from bert_tf.tokenization.graph_basic_tokenizer import GraphBasicTokenizer
+from bert_tf.tokenization.string_batch_function import StringBatchFunction
 from bert_tf.tokenization.tokenizer_layer import UNK_TOKEN, fast_wordpiece
 from bert_tf.tokenization.vocab import vocabulary_list
 from bert_tf.tokenization.wordpiece import MAX_INPUT_CHARS_PER_WORD
@@ -74,9 +75,13 @@ class OffsetsTokenizer:
         self._wordpiece = fast_wordpiece(self.vocabulary)
         solo = unicode_tables.solo_class()
         self._split = (f"\\s|{solo}", solo)
+        self._offsets_of_batch = StringBatchFunction(self._offsets)
 
     def __call__(self, text):
-        """The `PieceOffsets` of `text` (tf.string [N])."""
+        """The `PieceOffsets` of `text` (tf.string [N]), traced once whatever calls it."""
+        return self._offsets_of_batch(text)
+
+    def _offsets(self, text):
         folded, sources, source_ends = self._basic.fold_code_points(text)
         words, word_starts, _ = tf_text.regex_split_with_offsets(
             tf.strings.unicode_encode(folded, "UTF-8"), *self._split)

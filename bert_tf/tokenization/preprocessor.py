@@ -78,7 +78,7 @@ class BertPreprocessor(keras.layers.Layer):
 
     def get_config(self):
         config = super().get_config()
-        config.update(vocabulary=list(self.tokenizer.vocabulary),
+        config.update(vocabulary=self.tokenizer.vocabulary,
                       seq_length=self.seq_length,
                       do_lower_case=self.tokenizer.do_lower_case,
                       keep_special_tokens=self.tokenizer.keep_special_tokens)
