@@ -7,8 +7,9 @@ and `pairs` of a classifier; a span-QA question and its context twice
 over), each split's input pipeline. As one `tf.function` over string
 batches of any size, they are traced on the first call only; every later
 graph gets a call of that one function. A tiny classifier's export traced
-its signatures in about 0.8 s instead of 1.3, and loaded in 0.4 s instead
-of 0.57 (one tokenizer in its function library, not two).
+its signatures in about 1.0 s instead of 1.2-1.5, saved in 0.7 s instead
+of 1.1-1.2, and loaded in 0.4 s instead of 0.8-1.0: one tokenizer in its
+function library, not two (docs/PERFORMANCE.md, "Tokenizers traced once").
 
 A plain object, not the `tf.function` itself, is what a tokenizer keeps:
 a Keras layer's `tf.function` attributes become functions of their own in

@@ -103,7 +103,7 @@ class BertTokenizerLayer(keras.layers.Layer):
         self.do_lower_case = bool(do_lower_case)
         self.keep_special_tokens = bool(keep_special_tokens)
         # Read-only, and no list or dict: Keras tracks each item of those when they are
-        # set on a layer (0.3 s for a 30k-token vocabulary, in every layer built).
+        # set on a layer (0.06 s of the 0.26 s a layer of 30,522 tokens took to build).
         self._ids = types.MappingProxyType({token: index for index, token in enumerate(tokens)})
         self._basic = GraphBasicTokenizer(self.do_lower_case)
         self._wordpiece = fast_wordpiece(tokens)
