@@ -81,6 +81,10 @@ class BiLstm(keras.layers.Layer):
         # position and take no mask (Keras warns of each one it would drop).
         return ops.copy(hidden)
 
+    def compute_output_shape(self, features_shape, input_mask_shape=None):
+        # Spares Keras tracing the LSTMs to learn it when a model is built.
+        return tuple(features_shape)[:-1] + (2 * self.lstm_units,)
+
     def get_config(self):
         return {**super().get_config(), "lstm_units": self.lstm_units,
                 "num_layers": self.num_layers}
@@ -127,6 +131,9 @@ class BiLstmTagger(BiLstm):
 
     def call(self, features, input_mask):
         return ops.cast(self.classifier(super().call(features, input_mask)), "float32")
+
+    def compute_output_spec(self, features, input_mask):
+        return keras.KerasTensor(tuple(features.shape)[:-1] + (self.num_labels,), "float32")
 
     def get_config(self):
         return {**super().get_config(), "num_labels": self.num_labels,

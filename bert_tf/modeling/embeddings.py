@@ -64,15 +64,24 @@ class BertEmbeddings(keras.layers.Layer):
 
     def call(self, input_ids, segment_ids, training=False):
         seq_length = ops.shape(input_ids)[1]
-        if isinstance(seq_length, int) and seq_length > self.max_position_embeddings:
-            raise ValueError(f"sequences of {seq_length} tokens, but the model has "
-                             f"max_position_embeddings={self.max_position_embeddings} "
-                             "positions; cut them to that length")
+        self._check_length(seq_length)
         positions = self.position_embeddings.embeddings[:seq_length]
         embeddings = (self.word_embeddings(input_ids)
                       + self.token_type_embeddings(segment_ids)
                       + ops.cast(positions, self.compute_dtype)[None, :, :])
         return self.dropout(self.layer_norm(embeddings), training=training)
+
+    def compute_output_shape(self, input_ids_shape, segment_ids_shape=None):
+        # Keras would otherwise trace `call` in a scratch graph to learn this
+        # shape whenever a functional model is built (BertEncoder's blocks too).
+        self._check_length(input_ids_shape[1])
+        return tuple(input_ids_shape) + (self.hidden_size,)
+
+    def _check_length(self, seq_length):
+        if isinstance(seq_length, int) and seq_length > self.max_position_embeddings:
+            raise ValueError(f"sequences of {seq_length} tokens, but the model has "
+                             f"max_position_embeddings={self.max_position_embeddings} "
+                             "positions; cut them to that length")
 
     def get_config(self):
         config = super().get_config()

@@ -36,6 +36,10 @@ class AttentionBias(keras.layers.Layer):
             bias = bias + later[None, None, :, :] * MASK_BIAS
         return bias
 
+    def compute_output_shape(self, input_mask_shape):
+        batch, length = input_mask_shape
+        return (batch, 1, length if self.causal else 1, length)
+
     def get_config(self):
         return {**super().get_config(), "causal": self.causal}
 
