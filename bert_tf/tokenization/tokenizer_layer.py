@@ -28,32 +28,12 @@ import tensorflow as tf
 import tensorflow_text as tf_text
 
 from bert_tf.tokenization import special_tokens
+from bert_tf.tokenization.fast_wordpiece import (UNK_TOKEN, fast_wordpiece,
+                                                 fast_wordpiece_on_ascii_text)
 from bert_tf.tokenization.graph_basic_tokenizer import GraphBasicTokenizer
 from bert_tf.tokenization.string_batch_function import StringBatchFunction
 from bert_tf.tokenization.vocab import vocabulary_list
 from bert_tf.tokenization.wordpiece import MAX_INPUT_CHARS_PER_WORD
-
-UNK_TOKEN = "[UNK]"
-
-
-def fast_wordpiece_on_ascii_text(vocabulary):
-    """tensorflow-text's WordPiece on folded ASCII text, split into words by itself."""
-    return tf_text.FastWordpieceTokenizer(
-        vocabulary, suffix_indicator="##", max_bytes_per_word=MAX_INPUT_CHARS_PER_WORD,
-        token_out_type=tf.int32, unknown_token=UNK_TOKEN, no_pretokenization=False)
-
-
-def fast_wordpiece(vocabulary):
-    """tensorflow-text's WordPiece on already split words, set up as the original's.
-
-    Words over `MAX_INPUT_CHARS_PER_WORD` characters must be replaced by
-    `UNK_TOKEN` before: the original's rule counts characters, not bytes.
-    """
-    return tf_text.FastWordpieceTokenizer(
-        vocabulary, suffix_indicator="##",
-        # Our own 200-character rule decides; 4 bytes per character at most.
-        max_bytes_per_word=4 * MAX_INPUT_CHARS_PER_WORD,
-        token_out_type=tf.int32, unknown_token=UNK_TOKEN, no_pretokenization=True)
 
 
 def _route(values, mask, if_false, if_true):
