@@ -133,6 +133,7 @@ class BiLstmTagger(BiLstm):
         return ops.cast(self.classifier(super().call(features, input_mask)), "float32")
 
     def compute_output_spec(self, features, input_mask):
+        # A spec, not a shape: the logits are float32 under any policy (`call` casts).
         return keras.KerasTensor(tuple(features.shape)[:-1] + (self.num_labels,), "float32")
 
     def get_config(self):
