@@ -32,9 +32,9 @@ import tensorflow as tf
 import tensorflow_text as tf_text
 
 from bert_tf.tokenization import unicode_tables
+from bert_tf.tokenization.fast_wordpiece import UNK_TOKEN, fast_wordpiece
 from bert_tf.tokenization.graph_basic_tokenizer import GraphBasicTokenizer
 from bert_tf.tokenization.string_batch_function import StringBatchFunction
-from bert_tf.tokenization.fast_wordpiece import UNK_TOKEN, fast_wordpiece
 from bert_tf.tokenization.vocab import vocabulary_list
 from bert_tf.tokenization.wordpiece import MAX_INPUT_CHARS_PER_WORD
 
